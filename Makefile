@@ -1,0 +1,42 @@
+# Top-level entry points. Everything builds through CMake into build/.
+#   make run      the instructor's results table: every solution next to the device's limits (needs a GPU)
+#   make test     host tests everywhere; GPU tests on a GPU (reported as skipped without one)
+#   make build    configure and build everything
+# CUDA_ARCH=80 picks the GPU architecture (default: the GPU's own, or sm_90 without one).
+
+BUILD_DIR ?= build
+CUDA_ARCH ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
+export PATH := $(PATH):/usr/local/cuda/bin
+
+.PHONY: all build configure setup test test-host test-gpu run bench clean
+
+all: build
+
+setup:
+	@common/make/setup.sh
+
+$(BUILD_DIR)/CMakeCache.txt: | setup
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS)
+
+configure: setup
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS)
+
+build: $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	@common/make/run_tests.sh $(BUILD_DIR) -j $(JOBS)
+
+test-host: build
+	@common/make/run_tests.sh $(BUILD_DIR) -L 'host|cli' -j $(JOBS)
+
+test-gpu: build
+	@common/make/run_tests.sh $(BUILD_DIR) -L gpu -j $(JOBS)
+
+run: build
+	$(BUILD_DIR)/bin/workshop_results --out $(BUILD_DIR)/results
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,68 @@
+#include "device_info.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "cuda_check.cuh"
+#include "metrics.hpp"
+
+namespace workshop {
+
+DeviceFacts require_device() {
+    int count = 0;
+    const cudaError_t error = cudaGetDeviceCount(&count);
+    if (error != cudaSuccess || count == 0) {
+        if (error != cudaSuccess)
+            fmt::print(stderr, "no CUDA device: cudaGetDeviceCount says {} ({}); is there an NVIDIA GPU with its driver?\n",
+                       cudaGetErrorName(error), cudaGetErrorString(error));
+        else
+            fmt::print(stderr, "no CUDA device: the driver lists none\n");
+        std::exit(kExitNoDevice);
+    }
+    DeviceFacts d;
+    CUDA_CHECK(cudaGetDevice(&d.index));
+    auto attr = [&](cudaDeviceAttr a) {
+        int v = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&v, a, d.index));
+        return v;
+    };
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, d.index));
+    d.name = prop.name;
+    d.cc_major = attr(cudaDevAttrComputeCapabilityMajor);
+    d.cc_minor = attr(cudaDevAttrComputeCapabilityMinor);
+    d.sm_count = attr(cudaDevAttrMultiProcessorCount);
+    d.max_threads_per_sm = attr(cudaDevAttrMaxThreadsPerMultiProcessor);
+    d.l2_bytes = attr(cudaDevAttrL2CacheSize);
+    d.memory_clock_khz = attr(cudaDevAttrMemoryClockRate);
+    d.bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
+    d.sm_clock_khz = attr(cudaDevAttrClockRate);
+    CUDA_CHECK(cudaMemGetInfo(&d.free_bytes, &d.total_bytes));
+    d.dram_gbps = theoretical_dram_gbps(d.memory_clock_khz, d.bus_width_bits);
+    d.fp32_gflops = fp32_peak_gflops(d.sm_count, fp32_lanes_per_sm(d.cc_major, d.cc_minor), d.sm_clock_khz);
+    return d;
+}
+
+void require_device_memory(size_t bytes, const std::string& what) {
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // A cap on what a program may use, to rehearse a smaller GPU (and to test this message on a large one).
+    if (const char* limit = std::getenv("WORKSHOP_DEVICE_MEMORY_LIMIT"))
+        free_bytes = std::min<size_t>(free_bytes, std::strtoull(limit, nullptr, 10));
+    if (bytes > free_bytes) {
+        fmt::print(stderr, "not enough device memory: {} needs {} bytes ({:.2f} GiB), only {} bytes ({:.2f} GiB) are free\n",
+                   what, bytes, bytes / 1073741824.0, free_bytes, free_bytes / 1073741824.0);
+        std::exit(kExitOutOfMemory);
+    }
+}
+
+std::string describe(const DeviceFacts& d) {
+    return fmt::format("{} (sm_{}{}, {} SMs, {:.0f} MiB L2): DRAM {:.0f} GB/s theoretical, FP32 {:.1f} TFLOP/s peak",
+                       d.name, d.cc_major, d.cc_minor, d.sm_count, d.l2_bytes / 1048576.0, d.dram_gbps,
+                       d.fp32_gflops / 1000.0);
+}
+
+}  // namespace workshop

@@ -1,0 +1,31 @@
+// What the device can do, read from its attributes, so every figure can be printed next to its limit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace workshop {
+
+struct DeviceFacts {
+    int index = 0;
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    int max_threads_per_sm = 0;
+    int64_t l2_bytes = 0;
+    int64_t memory_clock_khz = 0, bus_width_bits = 0, sm_clock_khz = 0;
+    size_t free_bytes = 0, total_bytes = 0;
+    double dram_gbps = 0;    // theoretical, from clock and bus width
+    double fp32_gflops = 0;  // theoretical, lanes x 2 x clock
+};
+
+// Exits with kExitNoDevice and one line saying why when no CUDA device can be used.
+DeviceFacts require_device();
+
+// Exits with kExitOutOfMemory and one line when `bytes` will not fit in the free device memory.
+void require_device_memory(size_t bytes, const std::string& what);
+
+std::string describe(const DeviceFacts& d);
+
+}  // namespace workshop

@@ -1,0 +1,15 @@
+// Exit codes shared by every workshop program, so scripts and tests can tell the failures apart.
+#pragma once
+
+namespace workshop {
+
+enum ExitCode : int {
+    kExitOk = 0,
+    kExitWrongAnswer = 1,  // the kernel ran but its output is wrong
+    kExitBadUsage = 2,     // a bad option or size
+    kExitNoDevice = 3,     // no CUDA device (or no usable driver)
+    kExitOutOfMemory = 4,  // the sizes asked for do not fit in device memory
+    kExitCudaError = 5,    // a CUDA call or a kernel failed
+};
+
+}  // namespace workshop

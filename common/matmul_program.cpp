@@ -1,0 +1,141 @@
+// The matmul program: links one step file (the student's or a solution) and runs it through the harness.
+//   program            one size (default M = N = K = 4096): checked, timed, next to cuBLAS and the FP32 peak
+//   program --check    the whole shape battery, correctness only
+#include <vector>
+
+#include "cpu_reference.hpp"
+#include "cublas_reference.hpp"
+#include "device_buffer.cuh"
+#include "matrix_data.hpp"
+#include "metrics.hpp"
+#include "program_support.hpp"
+#include "shapes.hpp"
+
+using namespace workshop;
+
+namespace {
+
+const std::string kTrack = "matmul";
+const std::string kUnit = "GFLOP/s";
+
+std::string battery_line(const MatmulShape& s, uint64_t seed) {
+    const CheckResult kernel = check_matmul_on_device(s.M, s.N, s.K, seed);
+    const bool kernel_pending = kStep == 1 && !kernel.launched_kernel();
+#ifdef WORKSHOP_HOST_API
+    const Verdict round_trip = check_matmul_from_host(s.M, s.N, s.K, seed);
+    if (!round_trip.ok) return "FAIL matmul_from_host: " + round_trip.summary().substr(6);
+    if (kernel_pending) return "PASS matmul_from_host (matmul_on_device launches no kernel yet)";
+#endif
+    if (kernel_pending) return "SKIP no kernel yet";
+    return kernel.verdict.summary();
+}
+
+// Step 1's lesson beyond the kernel: the CPU baseline, and what the trip to the GPU and back costs.
+void add_host_rows(const Options& o, const DeviceFacts& dev, const MatmulInputs& in, std::vector<ResultRow>& rows) {
+#ifdef WORKSHOP_HOST_API
+    const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
+    const double flops = matmul_flops(o.M, o.N, o.K);
+    TimingPlan plan = timing_plan(o);
+    plan.warmup = 1;
+    std::vector<float> C(static_cast<size_t>(o.M) * o.N);
+    const Timing cpu = time_on_host([&] { matmul_cpu(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K); }, plan);
+    rows.push_back(make_row(kTrack, "CPU (OpenMP)", "cpu", shape, cpu, gigaflops_per_second(flops, cpu.median_s()), kUnit, dev));
+
+    PinnedBuffer<float> A(in.A.size()), B(in.B.size()), pinned_C(C.size());
+    std::copy(in.A.begin(), in.A.end(), A.get());
+    std::copy(in.B.begin(), in.B.end(), B.get());
+    const Timing pageable = time_on_host([&] { matmul_from_host(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K); }, plan);
+    const Timing pinned = time_on_host([&] { matmul_from_host(A.get(), B.get(), pinned_C.get(), o.M, o.N, o.K); }, plan);
+    for (const auto& [name, t] : {std::pair{"round trip, pageable host memory", pageable},
+                                  std::pair{"round trip, pinned host memory", pinned}}) {
+        ResultRow r = make_row(kTrack, name, "transfer", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);
+        r.note = "matmul_from_host: allocate, copy A and B in, kernel, copy C out, free";
+        rows.push_back(r);
+    }
+#else
+    (void)o, (void)dev, (void)in, (void)rows;
+#endif
+}
+
+void add_reference_rows(const Options& o, const DeviceFacts& dev, const float* A, const float* B, float* C,
+                        std::vector<ResultRow>& rows) {
+    const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
+    const double flops = matmul_flops(o.M, o.N, o.K);
+    Cublas cublas;
+    const Timing fp32 = time_on_gpu([&] { cublas.sgemm_fp32(A, B, C, o.M, o.N, o.K); }, timing_plan(o));
+    const Timing tf32 = time_on_gpu([&] { cublas.sgemm_tf32(A, B, C, o.M, o.N, o.K); }, timing_plan(o));
+    rows.push_back(make_row(kTrack, "cuBLAS SGEMM FP32", "reference", shape, fp32, gigaflops_per_second(flops, fp32.median_s()), kUnit, dev));
+    rows.back().note = "strict FP32 (CUBLAS_COMPUTE_32F_PEDANTIC): the yardstick";
+    rows.push_back(make_row(kTrack, "cuBLAS SGEMM TF32 tensor cores", "reference", shape, tf32,
+                            gigaflops_per_second(flops, tf32.median_s()), kUnit, dev));
+    rows.back().note = "inputs rounded to TF32: a different contract, shown for scale";
+    ResultRow peak = make_row(kTrack, "FP32 peak", "limit", shape, Timing{}, dev.fp32_gflops, kUnit, dev);
+    peak.note = fmt::format("{} SMs x 128 lanes x 2 x {} MHz", dev.sm_count, dev.sm_clock_khz / 1000);
+    rows.push_back(peak);
+}
+
+int run_one_size(const Options& o, const DeviceFacts& dev) {
+    const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
+    const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N, c = static_cast<size_t>(o.M) * o.N;
+    require_device_memory((a + b + 2 * c) * sizeof(float) + (64u << 20), "a " + shape + " matmul (A, B, C and a reference C)");
+
+    const MatmulInputs in(o.M, o.N, o.K, o.seed);
+    std::vector<float> C(c);
+    DeviceBuffer<float> dA(a), dB(b), dC(c);
+    dA.upload(in.A.data());
+    dB.upload(in.B.data());
+
+    // The checked run: poisoned output first, so every element must be written by this launch.
+    poison_device(dC.get(), c);
+    const LaunchInfo launch = matmul_on_device(dA.get(), dB.get(), dC.get(), o.M, o.N, o.K);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    dC.download(C.data());
+    const bool kernel_pending = kStep == 1 && !launch.kernel;
+    Verdict verdict = kernel_pending ? Verdict{} : verify_matmul_result(in, C, o.M, o.N, o.K);
+
+    std::vector<ResultRow> rows;
+    std::vector<std::string> details;
+#ifdef WORKSHOP_HOST_API
+    fill_nan(C.data(), c);
+    matmul_from_host(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K);
+    const Verdict round_trip = verify_matmul_result(in, C, o.M, o.N, o.K);
+    details.push_back("matmul_from_host (round trip through the GPU): " + round_trip.summary());
+    if (!round_trip.ok) verdict.ok = false;
+#endif
+    const double flops = matmul_flops(o.M, o.N, o.K);
+    if (kernel_pending) {
+        details.push_back("matmul_on_device launches no kernel yet: write it (the TODOs in step1/matmul.cu)");
+    } else {
+        const Timing t = time_on_gpu([&] { matmul_on_device(dA.get(), dB.get(), dC.get(), o.M, o.N, o.K); }, timing_plan(o));
+        ResultRow r = make_row(kTrack, program_label(), "step", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);
+        r.status = verdict.ok ? "PASS" : "FAIL";
+        rows.push_back(r);
+        details.push_back("kernel: " + verdict.summary());
+        details.push_back("launch: " + describe_launch(model_launch(launch, dev)));
+    }
+    const double intensity = arithmetic_intensity(flops, matmul_min_bytes(o.M, o.N, o.K));
+    const double balance = machine_balance(dev.fp32_gflops, dev.dram_gbps);
+    details.push_back(fmt::format("model: at best {:.0f} flop per DRAM byte (each matrix moved once) against a machine "
+                                  "balance of {:.1f}: {}-bound if the kernel reuses what it loads; the FP32 peak is the ceiling",
+                                  intensity, balance, intensity > balance ? "math" : "memory"));
+    add_host_rows(o, dev, in, rows);
+    if (o.references) add_reference_rows(o, dev, dA.get(), dB.get(), dC.get(), rows);
+    set_percentages(rows, "cuBLAS SGEMM FP32", dev.fp32_gflops);
+
+    const std::string title = fmt::format("{}\nmatmul C = A * B, M={} N={} K={} fp32 column-major, {} ({:.1f} GFLOP per run, median of the timed runs)",
+                                          describe(dev), o.M, o.N, o.K, program_label(), flops / 1e9);
+    print_results(o, title, rows, "cuBLAS", details);
+    return verdict.ok ? kExitOk : kExitWrongAnswer;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse_or_exit(Track::Matmul, argc, argv);
+    const DeviceFacts dev = require_device();
+    if (o.check)
+        return run_battery(matmul_battery(), "matmul battery",
+                           [&](const MatmulShape& s) { return battery_line(s, o.seed); });
+    return run_one_size(o, dev);
+}

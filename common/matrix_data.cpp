@@ -1,0 +1,27 @@
+#include "matrix_data.hpp"
+
+#include <limits>
+
+namespace workshop {
+
+float random_value(uint64_t seed, uint64_t i) {
+    // splitmix64 of (seed, index): cheap, well mixed, and portable (std distributions are not).
+    uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    // 24 random bits give every representable step of [-1, 1) at float precision.
+    return static_cast<float>(static_cast<int64_t>(z >> 40) - (int64_t{1} << 23)) / static_cast<float>(1 << 23);
+}
+
+void fill_random(float* data, size_t count, uint64_t seed) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) data[i] = random_value(seed, static_cast<uint64_t>(i));
+}
+
+void fill_nan(float* data, size_t count) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (size_t i = 0; i < count; ++i) data[i] = nan;
+}
+
+}  // namespace workshop

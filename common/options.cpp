@@ -1,0 +1,185 @@
+#include "options.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <functional>
+
+namespace workshop {
+
+bool parse_positive_int(const std::string& option, const std::string& text, int64_t max, int64_t& value,
+                        std::string& error) {
+    if (text.empty()) {
+        error = fmt::format("{} needs a value", option);
+        return false;
+    }
+    errno = 0;
+    char* end = nullptr;
+    const long long parsed = std::strtoll(text.c_str(), &end, 10);
+    if (*end != '\0' || text[0] == '+' || text[0] == ' ') {
+        error = fmt::format("{}: '{}' is not a whole number", option, text);
+        return false;
+    }
+    if (errno == ERANGE || parsed > max) {
+        error = fmt::format("{}: {} is too large (at most {})", option, text, max);
+        return false;
+    }
+    if (parsed < 1) {
+        error = fmt::format("{}: {} must be at least 1", option, text);
+        return false;
+    }
+    value = parsed;
+    return true;
+}
+
+namespace {
+
+constexpr int64_t kMaxSide = 1 << 20;
+
+bool parse_budget(const std::string& text, double& value, std::string& error) {
+    char* end = nullptr;
+    errno = 0;
+    const double parsed = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno == ERANGE || !(parsed >= 0) || parsed > 3600) {
+        error = fmt::format("--budget: '{}' is not a number of seconds from 0 to 3600", text);
+        return false;
+    }
+    value = parsed;
+    return true;
+}
+
+bool parse_format(const std::string& text, OutputFormat& format, std::string& error) {
+    if (text == "human") format = OutputFormat::Human;
+    else if (text == "csv") format = OutputFormat::Csv;
+    else if (text == "json") format = OutputFormat::Json;
+    else {
+        error = fmt::format("--format: '{}' is not one of human, csv, json", text);
+        return false;
+    }
+    return true;
+}
+
+// Products of the sizes must stay inside int indexing, the contract every kernel relies on.
+std::string check_products(Track track, const Options& o) {
+    auto too_big = [](int64_t a, int64_t b) { return a * b > kMaxElements; };
+    if (track == Track::Transpose) {
+        if (too_big(o.rows, o.cols))
+            return fmt::format("{} x {} has more than 2^31-1 elements, the most the kernels index", o.rows, o.cols);
+    } else {
+        if (too_big(o.M, o.K) || too_big(o.K, o.N) || too_big(o.M, o.N))
+            return fmt::format("M={} N={} K={}: a matrix would have more than 2^31-1 elements, the most the kernels index",
+                               o.M, o.N, o.K);
+    }
+    return {};
+}
+
+}  // namespace
+
+ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
+    ParseOutcome out;
+    Options& o = out.options;
+    auto int_setter = [&](int& target, int64_t max) {
+        return [&target, max](const std::string& name, const std::string& text, std::string& error) {
+            int64_t v = 0;
+            if (!parse_positive_int(name, text, max, v, error)) return false;
+            target = static_cast<int>(v);
+            return true;
+        };
+    };
+    using Setter = std::function<bool(const std::string&, const std::string&, std::string&)>;
+    std::map<std::string, Setter> valued = {
+        {"--reps", int_setter(o.reps, 100000)},
+        {"--warmup", int_setter(o.warmup, 1000)},
+        {"--budget", [&](const std::string&, const std::string& t, std::string& e) { return parse_budget(t, o.budget_s, e); }},
+        {"--format", [&](const std::string&, const std::string& t, std::string& e) { return parse_format(t, o.format, e); }},
+        {"--seed", [&](const std::string& n, const std::string& t, std::string& e) {
+             int64_t v = 0;
+             if (!parse_positive_int(n, t, INT64_MAX, v, e)) return false;
+             o.seed = static_cast<uint64_t>(v);
+             return true;
+         }},
+    };
+    if (track == Track::Transpose) {
+        valued["--rows"] = int_setter(o.rows, kMaxSide);
+        valued["--cols"] = int_setter(o.cols, kMaxSide);
+        valued["--size"] = [&](const std::string& n, const std::string& t, std::string& e) {
+            if (!int_setter(o.rows, kMaxSide)(n, t, e)) return false;
+            o.cols = o.rows;
+            return true;
+        };
+    } else {
+        valued["--m"] = int_setter(o.M, kMaxSide);
+        valued["--n"] = int_setter(o.N, kMaxSide);
+        valued["--k"] = int_setter(o.K, kMaxSide);
+        valued["--size"] = [&](const std::string& n, const std::string& t, std::string& e) {
+            if (!int_setter(o.M, kMaxSide)(n, t, e)) return false;
+            o.N = o.K = o.M;
+            return true;
+        };
+    }
+    const std::map<std::string, std::function<void()>> flags = {
+        {"--check", [&] { o.check = true; }},
+        {"--flush-l2", [&] { o.flush_l2 = true; }},
+        {"--no-references", [&] { o.references = false; }},
+        {"--csv", [&] { o.format = OutputFormat::Csv; }},
+        {"--json", [&] { o.format = OutputFormat::Json; }},
+        {"--help", [&] { o.help = true; }},
+        {"-h", [&] { o.help = true; }},
+    };
+
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        std::string value;
+        bool has_inline_value = false;
+        if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+            arg = arg.substr(0, eq);
+            has_inline_value = true;
+        }
+        if (auto f = flags.find(arg); f != flags.end() && !has_inline_value) {
+            f->second();
+            continue;
+        }
+        auto v = valued.find(arg);
+        if (v == valued.end()) {
+            out.error = fmt::format("unknown option '{}' (try --help)", argv[i]);
+            return out;
+        }
+        if (!has_inline_value) {
+            if (i + 1 >= argc) {
+                out.error = fmt::format("{} needs a value", arg);
+                return out;
+            }
+            value = argv[++i];
+        }
+        if (!v->second(arg, value, out.error)) return out;
+    }
+    out.error = check_products(track, o);
+    return out;
+}
+
+std::string usage_text(Track track, const std::string& program) {
+    const bool t = track == Track::Transpose;
+    return fmt::format(
+        "usage: {} [options]\n"
+        "{}"
+        "  --size S            square problem of side S\n"
+        "  --check             run the whole shape battery (correctness only) instead of one size\n"
+        "  --reps N            timed runs, at most (default 20)\n"
+        "  --warmup N          untimed runs first (default 2)\n"
+        "  --budget SECONDS    stop timing after this long, never under 3 runs (default 5, 0: no limit)\n"
+        "  --flush-l2          evict the L2 cache before every timed run\n"
+        "  --no-references     skip the reference measurements ({})\n"
+        "  --format F          human (default), csv or json; --csv and --json are short for it\n"
+        "  --seed N            seed of the random inputs\n"
+        "exit codes: 0 correct, 1 wrong answer, 2 bad option, 3 no CUDA device, 4 not enough device memory,\n"
+        "            5 CUDA error\n",
+        program,
+        t ? "  --rows R --cols C   transpose an R x C matrix (default 8192 x 8192)\n"
+          : "  --m M --n N --k K   C (M x N) = A (M x K) * B (K x N), column-major (default 4096 each)\n",
+        t ? "copy kernel, cudaMemcpy, cuBLAS" : "cuBLAS");
+}
+
+}  // namespace workshop

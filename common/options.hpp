@@ -1,0 +1,44 @@
+// Command-line options of every workshop program. Parsing is pure (no CUDA), so each bad input has a test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace workshop {
+
+enum class Track { Transpose, Matmul };
+enum class OutputFormat { Human, Csv, Json };
+
+struct Options {
+    // Transpose: an input of rows x cols. Matmul: C (M x N) = A (M x K) * B (K x N).
+    int rows = 8192, cols = 8192;
+    int M = 4096, N = 4096, K = 4096;
+
+    int warmup = 2;
+    int reps = 20;            // timed runs at most
+    double budget_s = 5.0;    // stop timing early past this many seconds (never under 3 runs); 0 = no limit
+    uint64_t seed = 20240611;
+    OutputFormat format = OutputFormat::Human;
+    bool check = false;       // run the whole shape battery instead of one size
+    bool flush_l2 = false;    // evict L2 before every timed run
+    bool references = true;   // time the copy kernel / cuBLAS beside the step
+    bool help = false;
+};
+
+struct ParseOutcome {
+    Options options;
+    std::string error;  // empty when the command line was valid
+    bool ok() const { return error.empty(); }
+};
+
+ParseOutcome parse_options(Track track, int argc, const char* const* argv);
+std::string usage_text(Track track, const std::string& program);
+
+// Parses a whole positive number in [1, max]; on failure returns false and says why in `error`.
+bool parse_positive_int(const std::string& option, const std::string& text, int64_t max, int64_t& value,
+                        std::string& error);
+
+// Largest element count the kernels index with int.
+constexpr int64_t kMaxElements = (int64_t{1} << 31) - 1;
+
+}  // namespace workshop

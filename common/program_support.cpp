@@ -1,0 +1,97 @@
+#include "program_support.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+
+#include "cuda_check.cuh"
+#include "exit_codes.hpp"
+
+namespace workshop {
+
+Options parse_or_exit(Track track, int argc, char** argv) {
+    const ParseOutcome parsed = parse_options(track, argc, argv);
+    if (!parsed.ok()) {
+        fmt::print(stderr, "error: {}\n", parsed.error);
+        std::exit(kExitBadUsage);
+    }
+    if (parsed.options.help) {
+        fmt::print("{}", usage_text(track, argc > 0 ? argv[0] : "program"));
+        std::exit(kExitOk);
+    }
+    return parsed.options;
+}
+
+LaunchModel model_launch(const LaunchInfo& launch, const DeviceFacts& device) {
+    LaunchModel m;
+    if (!launch.kernel) return m;
+    m.blocks = int64_t{launch.grid.x} * launch.grid.y * launch.grid.z;
+    m.threads_per_block = static_cast<int>(launch.block.x * launch.block.y * launch.block.z);
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, launch.kernel, m.threads_per_block,
+                                                             launch.shared_bytes));
+    m.occupancy = theoretical_occupancy(m.blocks_per_sm, m.threads_per_block, device.max_threads_per_sm);
+    m.waves = count_waves(m.blocks, device.sm_count, m.blocks_per_sm);
+    return m;
+}
+
+std::string describe_launch(const LaunchModel& m) {
+    if (m.blocks == 0) return "no kernel launched";
+    std::string tail = m.waves.tail_blocks == 0
+                           ? "no partial wave"
+                           : fmt::format("last wave {:.0f}% full", 100 * m.waves.tail_fill);
+    return fmt::format("{} blocks x {} threads; {} blocks/SM resident, theoretical occupancy {:.0f}%; {:.2f} waves ({})",
+                       m.blocks, m.threads_per_block, m.blocks_per_sm, 100 * m.occupancy, m.waves.count, tail);
+}
+
+std::string l2_note(double working_set_bytes, const DeviceFacts& device) {
+    if (working_set_bytes > static_cast<double>(device.l2_bytes)) return {};
+    return fmt::format("the data ({:.1f} MB) fits in the {:.0f} MB L2: repeated runs are served from L2, so this is not "
+                       "DRAM bandwidth (use a larger size, or --flush-l2)",
+                       working_set_bytes / 1e6, device.l2_bytes / 1e6);
+}
+
+void print_results(const Options& o, const std::string& title, const std::vector<ResultRow>& rows,
+                   const std::string& reference_label, const std::vector<std::string>& details) {
+    switch (o.format) {
+        case OutputFormat::Csv:
+            fmt::print("{}\n", csv_header());
+            for (const auto& r : rows) fmt::print("{}\n", to_csv(r));
+            break;
+        case OutputFormat::Json: fmt::print("{}", to_json(rows)); break;
+        case OutputFormat::Human:
+            fmt::print("{}\n{}", title, to_table(rows, reference_label));
+            for (const auto& d : details) fmt::print("  {}\n", d);
+            break;
+    }
+}
+
+void set_percentages(std::vector<ResultRow>& rows, const std::string& reference_name, double peak) {
+    double reference = -1;
+    for (const auto& r : rows)
+        if (r.name == reference_name) reference = r.rate;
+    for (auto& r : rows) {
+        if (r.kind == "transfer") continue;
+        if (reference > 0) r.pct_of_reference = 100 * r.rate / reference;
+        if (peak > 0) r.pct_of_peak = 100 * r.rate / peak;
+    }
+}
+
+ResultRow make_row(const std::string& track, const std::string& name, const std::string& kind,
+                   const std::string& shape, const Timing& t, double rate, const std::string& unit,
+                   const DeviceFacts& device) {
+    ResultRow r;
+    r.track = track;
+    r.name = name;
+    r.kind = kind;
+    r.shape = shape;
+    r.reps = t.reps();
+    r.median_ms = t.median_ms;
+    r.min_ms = t.min_ms;
+    r.max_ms = t.max_ms;
+    r.rate = rate;
+    r.unit = unit;
+    r.device = device.name;
+    return r;
+}
+
+}  // namespace workshop

@@ -1,0 +1,35 @@
+// Timing: warm-up runs first (module load, caches, clocks), then repeated runs; the median is the figure, the
+// spread says how far to trust it.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+namespace workshop {
+
+struct TimingPlan {
+    int warmup = 2;
+    int reps = 20;
+    double budget_s = 5.0;  // stop after this much timed work, never under kMinReps runs; 0 = no limit
+    bool flush_l2 = false;
+    static constexpr int kMinReps = 3;
+};
+
+struct Timing {
+    std::vector<double> ms;  // every timed run
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+    int reps() const { return static_cast<int>(ms.size()); }
+    double median_s() const { return median_ms * 1e-3; }
+};
+
+// Fills median/min/max from `ms`.
+Timing summarise(std::vector<double> ms);
+
+// Times `run` with CUDA events around each launch. `run` only enqueues work; errors are checked every run.
+Timing time_on_gpu(const std::function<void()>& run, const TimingPlan& plan);
+
+// Times a host function with a steady clock (for work that synchronises itself, such as a round trip with
+// copies, or CPU code).
+Timing time_on_host(const std::function<void()>& run, const TimingPlan& plan);
+
+}  // namespace workshop

@@ -1,0 +1,163 @@
+// The transpose program: links one step file (the student's or a solution) and runs it through the harness.
+//   program            one size (default 8192 x 8192): checked, timed, next to the device's limits
+//   program --check    the whole shape battery, correctness only
+#include <vector>
+
+#include "cpu_reference.hpp"
+#include "cublas_reference.hpp"
+#include "device_buffer.cuh"
+#include "device_kernels.cuh"
+#include "matrix_data.hpp"
+#include "metrics.hpp"
+#include "program_support.hpp"
+#include "shapes.hpp"
+
+using namespace workshop;
+
+namespace {
+
+const std::string kTrack = "transpose";
+const std::string kUnit = "GB/s";
+
+std::string battery_line(const TransposeShape& s, uint64_t seed) {
+    const CheckResult kernel = check_transpose_on_device(s.rows, s.cols, seed);
+    const bool kernel_pending = kStep == 1 && !kernel.launched_kernel();
+#ifdef WORKSHOP_HOST_API
+    const Verdict round_trip = check_transpose_from_host(s.rows, s.cols, seed);
+    if (!round_trip.ok) return "FAIL transpose_from_host: " + round_trip.summary().substr(6);
+    if (kernel_pending) return "PASS transpose_from_host (transpose_on_device launches no kernel yet)";
+#endif
+    if (kernel_pending) return "SKIP no kernel yet";
+    return kernel.verdict.summary();
+}
+
+// Step 1's lesson beyond the kernel: what the trip to the GPU and back costs, from pageable and pinned memory.
+void add_transfer_rows(const Options& o, const DeviceFacts& dev, const std::vector<float>& in, float* d_in,
+                       std::vector<ResultRow>& rows, std::vector<std::string>& details) {
+#ifdef WORKSHOP_HOST_API
+    const size_t n = in.size();
+    const double bytes = n * sizeof(float);
+    const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
+    TimingPlan plan = timing_plan(o);
+    plan.warmup = 1;
+    std::vector<float> out(n);
+
+    const Timing cpu = time_on_host([&] { transpose_cpu(in.data(), out.data(), o.rows, o.cols); }, plan);
+    rows.push_back(make_row(kTrack, "CPU (OpenMP)", "cpu", shape, cpu,
+                            gigabytes_per_second(transpose_bytes(o.rows, o.cols), cpu.median_s()), kUnit, dev));
+
+    PinnedBuffer<float> pinned_in(n), pinned_out(n);
+    std::copy(in.begin(), in.end(), pinned_in.get());
+    const Timing pageable_trip = time_on_host([&] { transpose_from_host(in.data(), out.data(), o.rows, o.cols); }, plan);
+    const Timing pinned_trip = time_on_host([&] { transpose_from_host(pinned_in.get(), pinned_out.get(), o.rows, o.cols); }, plan);
+    for (const auto& [name, t] : {std::pair{"round trip, pageable host memory", pageable_trip},
+                                  std::pair{"round trip, pinned host memory", pinned_trip}}) {
+        ResultRow r = make_row(kTrack, name, "transfer", shape, t,
+                               gigabytes_per_second(transpose_bytes(o.rows, o.cols), t.median_s()), kUnit, dev);
+        r.note = "transpose_from_host: allocate, copy in, kernel, copy out, free";
+        rows.push_back(r);
+    }
+    const struct { const char* name; void* dst; const void* src; cudaMemcpyKind kind; } copies[] = {
+        {"copy host->device, pageable", d_in, in.data(), cudaMemcpyHostToDevice},
+        {"copy host->device, pinned", d_in, pinned_in.get(), cudaMemcpyHostToDevice},
+        {"copy device->host, pageable", out.data(), d_in, cudaMemcpyDeviceToHost},
+        {"copy device->host, pinned", pinned_out.get(), d_in, cudaMemcpyDeviceToHost},
+    };
+    for (const auto& c : copies) {
+        const Timing t = time_on_gpu([&] { CUDA_CHECK(cudaMemcpy(c.dst, c.src, n * sizeof(float), c.kind)); }, plan);
+        rows.push_back(make_row(kTrack, c.name, "transfer", shape, t, gigabytes_per_second(bytes, t.median_s()), kUnit, dev));
+    }
+    details.push_back("transfers: GB/s of the copies count the bytes crossing the bus once; the round trips count the "
+                      "transpose's own bytes, to compare with the kernel");
+#else
+    (void)o, (void)dev, (void)in, (void)d_in, (void)rows, (void)details;
+#endif
+}
+
+void add_reference_rows(const Options& o, const DeviceFacts& dev, float* d_in, float* d_out,
+                        std::vector<ResultRow>& rows) {
+    const int64_t n = int64_t{o.rows} * o.cols;
+    const double bytes = transpose_bytes(o.rows, o.cols);
+    const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
+    const TimingPlan plan = timing_plan(o);
+    Cublas cublas;
+    const Timing copy = time_on_gpu([&] { launch_copy(d_in, d_out, n); }, plan);
+    const Timing memcpy = time_on_gpu(
+        [&] { CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * sizeof(float), cudaMemcpyDeviceToDevice)); }, plan);
+    const Timing geam = time_on_gpu([&] { cublas.transpose(d_in, d_out, o.rows, o.cols); }, plan);
+    rows.push_back(make_row(kTrack, "copy kernel", "reference", shape, copy, gigabytes_per_second(bytes, copy.median_s()), kUnit, dev));
+    rows.back().note = "__restrict__, float4: the ceiling for a transpose";
+    rows.push_back(make_row(kTrack, "cudaMemcpy device-to-device", "reference", shape, memcpy,
+                            gigabytes_per_second(bytes, memcpy.median_s()), kUnit, dev));
+    rows.push_back(make_row(kTrack, "cuBLAS transpose (cublasSgeam)", "reference", shape, geam,
+                            gigabytes_per_second(bytes, geam.median_s()), kUnit, dev));
+    ResultRow peak = make_row(kTrack, "theoretical DRAM bandwidth", "limit", shape, Timing{}, dev.dram_gbps, kUnit, dev);
+    peak.note = fmt::format("{} kHz x 2 x {} bits", dev.memory_clock_khz, dev.bus_width_bits);
+    rows.push_back(peak);
+}
+
+int run_one_size(const Options& o, const DeviceFacts& dev) {
+    const size_t n = static_cast<size_t>(o.rows) * o.cols;
+    const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
+    require_device_memory(2 * n * sizeof(float) + (64u << 20), "a " + shape + " transpose (input and output)");
+
+    std::vector<float> in(n), out(n);
+    fill_random(in.data(), n, o.seed);
+    DeviceBuffer<float> d_in(n), d_out(n);
+    d_in.upload(in.data());
+
+    // The checked run: poisoned output first, so every element must be written by this launch.
+    poison_device(d_out.get(), n);
+    const LaunchInfo launch = transpose_on_device(d_in.get(), d_out.get(), o.rows, o.cols);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    d_out.download(out.data());
+    const bool kernel_pending = kStep == 1 && !launch.kernel;
+    Verdict verdict = verify_transpose(in.data(), out.data(), o.rows, o.cols);
+
+    std::vector<ResultRow> rows;
+    std::vector<std::string> details;
+#ifdef WORKSHOP_HOST_API
+    fill_nan(out.data(), n);
+    transpose_from_host(in.data(), out.data(), o.rows, o.cols);
+    const Verdict round_trip = verify_transpose(in.data(), out.data(), o.rows, o.cols);
+    details.push_back("transpose_from_host (round trip through the GPU): " + round_trip.summary());
+    if (kernel_pending) verdict = round_trip;
+    else if (!round_trip.ok) verdict.ok = false;
+#endif
+    if (kernel_pending) {
+        details.push_back("transpose_on_device launches no kernel yet: write it (the TODOs in step1/transpose.cu)");
+    } else {
+        const Timing t = time_on_gpu([&] { transpose_on_device(d_in.get(), d_out.get(), o.rows, o.cols); }, timing_plan(o));
+        ResultRow r = make_row(kTrack, program_label(), "step", shape, t,
+                               gigabytes_per_second(transpose_bytes(o.rows, o.cols), t.median_s()), kUnit, dev);
+        r.status = verdict.ok ? "PASS" : "FAIL";
+        rows.push_back(r);
+        details.push_back("kernel: " + verdict.summary());
+        details.push_back("launch: " + describe_launch(model_launch(launch, dev)));
+        details.push_back(fmt::format("model: 0 flop per byte moved, machine balance {:.1f} flop/byte: memory-bound, so "
+                                      "the copy kernel's bandwidth is the ceiling",
+                                      machine_balance(dev.fp32_gflops, dev.dram_gbps)));
+    }
+    add_transfer_rows(o, dev, in, d_in.get(), rows, details);
+    if (o.references) add_reference_rows(o, dev, d_in.get(), d_out.get(), rows);
+
+    set_percentages(rows, "copy kernel", dev.dram_gbps);
+    if (const std::string note = l2_note(transpose_bytes(o.rows, o.cols), dev); !note.empty()) details.push_back("note: " + note);
+
+    const std::string title = fmt::format("{}\ntranspose {} fp32, {} ({:.0f} MB moved per run, median of the timed runs)",
+                                          describe(dev), shape, program_label(), transpose_bytes(o.rows, o.cols) / 1e6);
+    print_results(o, title, rows, "copy", details);
+    return verdict.ok ? kExitOk : kExitWrongAnswer;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse_or_exit(Track::Transpose, argc, argv);
+    const DeviceFacts dev = require_device();
+    if (o.check)
+        return run_battery(transpose_battery(), "transpose battery",
+                           [&](const TransposeShape& s) { return battery_line(s, o.seed); });
+    return run_one_size(o, dev);
+}

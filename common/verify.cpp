@@ -1,0 +1,117 @@
+#include "verify.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <tuple>
+#include <limits>
+
+namespace workshop {
+
+std::string Verdict::summary() const {
+    if (ok) return "PASS";
+    std::string line = fmt::format("FAIL: {} of {} wrong; first at (row {}, col {}): expected {:.7g}, got {:.7g}",
+                                   wrong, checked, first.row, first.col, first.expected, first.actual);
+    if (!hint.empty()) line += ". " + hint;
+    return line;
+}
+
+namespace {
+
+// How far from the far edges counts as "the edge": a partial tile is at most this wide in any step.
+constexpr int64_t kEdgeBand = 128;
+
+// Scans an out_rows x out_cols output. `at(r, c)` returns {expected, actual, within tolerance}.
+template <typename At>
+Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
+    Verdict v;
+    v.checked = out_rows * out_cols;
+    bool interior_exists = false, interior_bad = false;
+    for (int64_t r = 0; r < out_rows; ++r) {
+        for (int64_t c = 0; c < out_cols; ++c) {
+            const bool interior = r < out_rows - kEdgeBand && c < out_cols - kEdgeBand;
+            interior_exists |= interior;
+            const auto [expected, actual, good] = at(r, c);
+            if (std::isfinite(actual)) v.max_error = std::max(v.max_error, std::fabs(actual - expected));
+            if (good) continue;
+            if (v.wrong == 0) v.first = {r, c, expected, actual};
+            ++v.wrong;
+            if (std::isnan(actual)) ++v.unwritten;
+            interior_bad |= interior;
+        }
+    }
+    v.ok = v.wrong == 0;
+    if (v.ok) return v;
+    if (v.unwritten == v.checked) {
+        v.hint = "Nothing was written: the output still holds the NaN poison (did the kernel run, and does it store to the output?)";
+    } else if (interior_exists && !interior_bad) {
+        v.hint = v.unwritten == v.wrong
+                     ? "Only the last rows/columns were never written: does the grid round its block count up, so partial tiles are covered?"
+                     : "Only the edges are wrong: check the bounds tests of the partial tiles at the far edges";
+    } else if (v.unwritten > 0) {
+        v.hint = fmt::format("{} elements were never written (still NaN)", v.unwritten);
+    }
+    return v;
+}
+
+}  // namespace
+
+Verdict verify_transpose(const float* in, const float* out, int rows, int cols) {
+    // out is cols x rows: out(r, c) = in(c, r).
+    Verdict v = scan(cols, rows, [&](int64_t r, int64_t c) {
+        const float expected = in[c * cols + r];
+        const float actual = out[r * rows + c];
+        // Bitwise equality: a transpose moves values, so anything but the same bits is wrong.
+        const bool good = std::memcmp(&expected, &actual, sizeof(float)) == 0;
+        return std::tuple<double, double, bool>{expected, actual, good};
+    });
+    if (!v.ok && v.unwritten < v.wrong && rows * int64_t{1} * cols > 1) {
+        // A copy leaves element i where it was; count how many positions match the input read as-is.
+        const int64_t n = int64_t{rows} * cols;
+        int64_t same = 0;
+        for (int64_t i = 0; i < n; ++i) same += in[i] == out[i];
+        if (same * 10 >= n * 9) v.hint = "The output is a copy of the input, not its transpose: swap the row and column roles in the store";
+    }
+    return v;
+}
+
+double matmul_tolerance(int K, double max_abs_a, double max_abs_b) {
+    const double eps = std::numeric_limits<float>::epsilon();
+    return 4.0 * eps * std::max(K, 1) * std::max(max_abs_a, 1e-30) * std::max(max_abs_b, 1e-30);
+}
+
+namespace {
+
+template <typename Ref>
+Verdict verify_matmul_impl(const float* C, const Ref* reference, int M, int N, double tolerance) {
+    Verdict v = scan(M, N, [&](int64_t i, int64_t j) {
+        const double expected = static_cast<double>(reference[i + j * M]);
+        const double actual = C[i + j * M];
+        const bool good = std::isfinite(actual) && std::fabs(actual - expected) <= tolerance;
+        return std::tuple<double, double, bool>{expected, actual, good};
+    });
+    if (!v.ok && v.hint.empty() && v.unwritten == 0 && v.max_error < 1e3 * tolerance)
+        v.hint = fmt::format("Close but beyond the tolerance {:.2g} (largest error {:.2g}): is a partial K tile skipped, "
+                             "or are the inputs rounded (TF32)?",
+                             tolerance, v.max_error);
+    return v;
+}
+
+}  // namespace
+
+Verdict verify_matmul(const float* C, const double* reference, int M, int N, double tolerance) {
+    return verify_matmul_impl(C, reference, M, N, tolerance);
+}
+Verdict verify_matmul(const float* C, const float* reference, int M, int N, double tolerance) {
+    return verify_matmul_impl(C, reference, M, N, tolerance);
+}
+
+double max_abs(const float* data, int64_t count) {
+    double m = 0;
+    for (int64_t i = 0; i < count; ++i) m = std::max(m, static_cast<double>(std::fabs(data[i])));
+    return m;
+}
+
+}  // namespace workshop

@@ -1,0 +1,42 @@
+// Verification with a diagnosis. A student whose kernel is wrong learns where (the first bad element), how much
+// (how many are wrong) and, where the pattern says something, what probably went wrong.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace workshop {
+
+struct Mismatch {
+    int64_t row = -1, col = -1;  // in the output matrix
+    double expected = 0, actual = 0;
+};
+
+struct Verdict {
+    bool ok = true;
+    int64_t checked = 0;
+    int64_t wrong = 0;       // outside tolerance, NaN or Inf
+    int64_t unwritten = 0;   // still holding the NaN poison (or another NaN)
+    Mismatch first;          // first wrong element in memory order
+    std::string hint;        // what the pattern suggests; empty when nothing stands out
+    double max_error = 0;    // largest |actual - expected| among finite values
+
+    // One line: "PASS" or "FAIL: 12 of 1089 wrong; first at (row 30, col 32): expected 0.25, got nan. <hint>"
+    std::string summary() const;
+};
+
+// `out` (cols x rows, row-major) against the transpose of `in` (rows x cols, row-major), bit for bit.
+Verdict verify_transpose(const float* in, const float* out, int rows, int cols);
+
+// Largest |C - reference| allowed for a product over K terms of inputs bounded by max_abs_a and max_abs_b.
+// Rounding errors of a float sum grow with the number of terms and the size of the terms, so the tolerance does
+// too; it is tight enough that a skipped partial K tile or TF32 inputs fail it.
+double matmul_tolerance(int K, double max_abs_a, double max_abs_b);
+
+// `C` against `reference`, both M x N column-major.
+Verdict verify_matmul(const float* C, const double* reference, int M, int N, double tolerance);
+Verdict verify_matmul(const float* C, const float* reference, int M, int N, double tolerance);
+
+double max_abs(const float* data, int64_t count);
+
+}  // namespace workshop

@@ -1,0 +1,87 @@
+// The harness's own GPU pieces: device facts, poison, the copy kernel, timing, cuBLAS references.
+#include <cmath>
+#include <vector>
+
+#include "cublas_reference.hpp"
+#include "device_buffer.cuh"
+#include "device_info.hpp"
+#include "device_kernels.cuh"
+#include "gpu_test_support.hpp"
+#include "matrix_data.hpp"
+#include "cpu_reference.hpp"
+#include "timing.hpp"
+#include "verify.hpp"
+
+using namespace workshop;
+
+using Harness = GpuTest;
+
+TEST_F(Harness, DeviceFactsAreSane) {
+    const DeviceFacts d = require_device();
+    EXPECT_FALSE(d.name.empty());
+    EXPECT_GT(d.sm_count, 0);
+    EXPECT_GT(d.l2_bytes, 0);
+    EXPECT_GT(d.dram_gbps, 100.0);
+    EXPECT_GT(d.fp32_gflops, 1000.0);
+    EXPECT_GT(d.free_bytes, 0u);
+}
+
+TEST_F(Harness, PoisonReadsBackAsNaN) {
+    DeviceBuffer<float> d(1000);
+    poison_device(d.get(), d.count());
+    std::vector<float> h(1000, 0.0f);
+    d.download(h.data());
+    for (float x : h) ASSERT_TRUE(std::isnan(x));
+}
+
+TEST_F(Harness, CopyKernelCopiesEveryElementIncludingTheTail) {
+    for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{1027}, int64_t{(1 << 20) + 3}}) {
+        std::vector<float> in(n), out(n);
+        fill_random(in.data(), n, 11);
+        DeviceBuffer<float> d_in(n), d_out(n);
+        d_in.upload(in.data());
+        poison_device(d_out.get(), n);
+        launch_copy(d_in.get(), d_out.get(), n);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        d_out.download(out.data());
+        ASSERT_EQ(in, out) << "n = " << n;
+    }
+}
+
+TEST_F(Harness, TimingCountsRunsAndRespectsTheBudget) {
+    DeviceBuffer<float> a(1 << 20), b(1 << 20);
+    const Timing t = time_on_gpu([&] { launch_copy(a.get(), b.get(), 1 << 20); }, TimingPlan{1, 7, 0, false});
+    EXPECT_EQ(t.reps(), 7);
+    EXPECT_GT(t.min_ms, 0);
+    EXPECT_LE(t.min_ms, t.median_ms);
+    EXPECT_LE(t.median_ms, t.max_ms);
+    // A budget already spent after the minimum stops at the minimum.
+    const Timing capped = time_on_gpu([&] { launch_copy(a.get(), b.get(), 1 << 20); }, TimingPlan{0, 50, 1e-9, true});
+    EXPECT_EQ(capped.reps(), TimingPlan::kMinReps);
+}
+
+TEST_F(Harness, CublasTransposeAndSgemmAgreeWithTheCpu) {
+    const int rows = 33, cols = 70;
+    std::vector<float> in(rows * cols), out(rows * cols);
+    fill_random(in.data(), in.size(), 3);
+    DeviceBuffer<float> d_in(in.size()), d_out(out.size());
+    d_in.upload(in.data());
+    Cublas cublas;
+    cublas.transpose(d_in.get(), d_out.get(), rows, cols);
+    d_out.download(out.data());
+    EXPECT_TRUE(verify_transpose(in.data(), out.data(), rows, cols).ok);
+
+    const int M = 65, N = 33, K = 129;
+    std::vector<float> A(M * K), B(K * N), C(M * N);
+    std::vector<double> ref(M * N);
+    fill_random(A.data(), A.size(), 1);
+    fill_random(B.data(), B.size(), 2);
+    matmul_reference(A.data(), B.data(), ref.data(), M, N, K);
+    DeviceBuffer<float> dA(A.size()), dB(B.size()), dC(C.size());
+    dA.upload(A.data());
+    dB.upload(B.data());
+    cublas.sgemm_fp32(dA.get(), dB.get(), dC.get(), M, N, K);
+    dC.download(C.data());
+    const Verdict v = verify_matmul(C.data(), ref.data(), M, N, matmul_tolerance(K, 1, 1));
+    EXPECT_TRUE(v.ok) << v.summary();
+}

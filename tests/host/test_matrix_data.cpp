@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "matrix_data.hpp"
+
+using namespace workshop;
+
+TEST(MatrixData, RandomValuesAreReproducibleAndSeeded) {
+    std::vector<float> a(1000), b(1000), c(1000);
+    fill_random(a.data(), a.size(), 42);
+    fill_random(b.data(), b.size(), 42);
+    fill_random(c.data(), c.size(), 43);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    EXPECT_EQ(a[17], random_value(42, 17));
+}
+
+TEST(MatrixData, RandomValuesSpanMinusOneToOneWithoutRepeatsToSpeakOf) {
+    std::vector<float> v(1 << 16);
+    fill_random(v.data(), v.size(), 3);
+    float lo = 1, hi = -1;
+    for (float x : v) {
+        ASSERT_GE(x, -1.0f);
+        ASSERT_LT(x, 1.0f);
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    EXPECT_LT(lo, -0.99f);
+    EXPECT_GT(hi, 0.99f);
+    // Distinct values matter: a transpose that swaps two elements must show.
+    EXPECT_GT(std::set<float>(v.begin(), v.end()).size(), v.size() * 99 / 100);
+}
+
+TEST(MatrixData, InputsAreNotSymmetric) {
+    // A symmetric input would hide a transpose that copies.
+    const int n = 64;
+    std::vector<float> m(n * n);
+    fill_random(m.data(), m.size(), 9);
+    int symmetric_pairs = 0;
+    for (int r = 0; r < n; ++r)
+        for (int c = r + 1; c < n; ++c) symmetric_pairs += m[r * n + c] == m[c * n + r];
+    EXPECT_LT(symmetric_pairs, 3);
+}
+
+TEST(MatrixData, PoisonIsNaN) {
+    std::vector<float> v(10, 1.0f);
+    fill_nan(v.data(), v.size());
+    for (float x : v) EXPECT_TRUE(std::isnan(x));
+    // The device poison writes 0xFF bytes; make sure that bit pattern is a NaN.
+    uint32_t bits = 0xFFFFFFFFu;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    EXPECT_TRUE(std::isnan(f));
+}

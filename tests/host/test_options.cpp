@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "options.hpp"
+
+using namespace workshop;
+
+namespace {
+
+ParseOutcome parse(Track track, std::vector<const char*> args) {
+    args.insert(args.begin(), "program");
+    return parse_options(track, static_cast<int>(args.size()), args.data());
+}
+
+}  // namespace
+
+TEST(Options, DefaultsAreTheLessonSizes) {
+    const auto t = parse(Track::Transpose, {});
+    ASSERT_TRUE(t.ok()) << t.error;
+    EXPECT_EQ(t.options.rows, 8192);
+    EXPECT_EQ(t.options.cols, 8192);
+    const auto m = parse(Track::Matmul, {});
+    EXPECT_EQ(m.options.M, 4096);
+    EXPECT_EQ(m.options.K, 4096);
+}
+
+TEST(Options, ReadsSizesInBothSpellings) {
+    const auto t = parse(Track::Transpose, {"--rows", "31", "--cols=33", "--reps", "7", "--csv"});
+    ASSERT_TRUE(t.ok()) << t.error;
+    EXPECT_EQ(t.options.rows, 31);
+    EXPECT_EQ(t.options.cols, 33);
+    EXPECT_EQ(t.options.reps, 7);
+    EXPECT_EQ(t.options.format, OutputFormat::Csv);
+    const auto m = parse(Track::Matmul, {"--size", "100", "--k", "7", "--check", "--format", "json"});
+    ASSERT_TRUE(m.ok()) << m.error;
+    EXPECT_EQ(m.options.M, 100);
+    EXPECT_EQ(m.options.N, 100);
+    EXPECT_EQ(m.options.K, 7);
+    EXPECT_TRUE(m.options.check);
+    EXPECT_EQ(m.options.format, OutputFormat::Json);
+}
+
+TEST(Options, RejectsNonNumbers) {
+    EXPECT_EQ(parse(Track::Transpose, {"--rows", "abc"}).error, "--rows: 'abc' is not a whole number");
+    EXPECT_EQ(parse(Track::Transpose, {"--rows", "12x"}).error, "--rows: '12x' is not a whole number");
+    EXPECT_EQ(parse(Track::Transpose, {"--rows", "1.5"}).error, "--rows: '1.5' is not a whole number");
+    EXPECT_FALSE(parse(Track::Matmul, {"--m", ""}).ok());
+}
+
+TEST(Options, RejectsZeroAndNegativeSizes) {
+    EXPECT_EQ(parse(Track::Transpose, {"--cols", "0"}).error, "--cols: 0 must be at least 1");
+    EXPECT_EQ(parse(Track::Matmul, {"--k", "-5"}).error, "--k: -5 must be at least 1");
+    EXPECT_FALSE(parse(Track::Matmul, {"--reps", "0"}).ok());
+}
+
+TEST(Options, RejectsUnknownOptionsAndMissingValues) {
+    EXPECT_EQ(parse(Track::Transpose, {"--bogus"}).error, "unknown option '--bogus' (try --help)");
+    // The other track's size options are unknown here.
+    EXPECT_FALSE(parse(Track::Transpose, {"--m", "4"}).ok());
+    EXPECT_FALSE(parse(Track::Matmul, {"--rows", "4"}).ok());
+    EXPECT_EQ(parse(Track::Transpose, {"--size"}).error, "--size needs a value");
+    EXPECT_FALSE(parse(Track::Transpose, {"--format", "xml"}).ok());
+    EXPECT_FALSE(parse(Track::Transpose, {"--budget", "-1"}).ok());
+}
+
+TEST(Options, RejectsSizesBeyondIntIndexing) {
+    EXPECT_FALSE(parse(Track::Transpose, {"--rows", "65536", "--cols", "65536"}).ok());
+    EXPECT_TRUE(parse(Track::Transpose, {"--rows", "16384", "--cols", "16384"}).ok());
+    EXPECT_FALSE(parse(Track::Matmul, {"--m", "1048576", "--n", "4096", "--k", "1"}).ok());
+    EXPECT_FALSE(parse(Track::Transpose, {"--rows", "99999999999999999999"}).ok());
+    EXPECT_FALSE(parse(Track::Transpose, {"--rows", "2000000"}).ok());
+}
+
+TEST(Options, HelpIsAFlag) {
+    EXPECT_TRUE(parse(Track::Matmul, {"--help"}).options.help);
+    EXPECT_NE(usage_text(Track::Matmul, "prog").find("--m M --n N --k K"), std::string::npos);
+    EXPECT_NE(usage_text(Track::Transpose, "prog").find("--rows R --cols C"), std::string::npos);
+}

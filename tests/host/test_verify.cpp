@@ -1,0 +1,174 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+#include <limits>
+#include <vector>
+
+#include "cpu_reference.hpp"
+#include "matrix_data.hpp"
+#include "verify.hpp"
+
+using namespace workshop;
+
+namespace {
+
+struct TransposeCase {
+    int rows, cols;
+    std::vector<float> in, out;
+    TransposeCase(int r, int c) : rows(r), cols(c), in(size_t(r) * c), out(size_t(r) * c) {
+        fill_random(in.data(), in.size(), 7);
+        transpose_cpu(in.data(), out.data(), rows, cols);
+    }
+    Verdict verify() const { return verify_transpose(in.data(), out.data(), rows, cols); }
+};
+
+}  // namespace
+
+TEST(VerifyTranspose, AcceptsACorrectTranspose) {
+    for (auto [r, c] : {std::pair{1, 1}, {1, 17}, {17, 1}, {31, 33}, {300, 200}}) {
+        const TransposeCase t(r, c);
+        EXPECT_TRUE(t.verify().ok) << r << "x" << c;
+    }
+}
+
+TEST(VerifyTranspose, CatchesASingleWrongElement) {
+    TransposeCase t(31, 33);
+    t.out[5 * 31 + 7] += 1.0f;  // output row 5, col 7
+    const Verdict v = t.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.wrong, 1);
+    EXPECT_EQ(v.first.row, 5);
+    EXPECT_EQ(v.first.col, 7);
+    EXPECT_NE(v.summary().find("(row 5, col 7)"), std::string::npos) << v.summary();
+}
+
+TEST(VerifyTranspose, CatchesANaN) {
+    TransposeCase t(8, 8);
+    t.out[10] = std::numeric_limits<float>::quiet_NaN();
+    const Verdict v = t.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.unwritten, 1);
+}
+
+TEST(VerifyTranspose, SaysWhenNothingWasWritten) {
+    TransposeCase t(40, 50);
+    fill_nan(t.out.data(), t.out.size());
+    const Verdict v = t.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.wrong, 40 * 50);
+    EXPECT_NE(v.hint.find("Nothing was written"), std::string::npos) << v.hint;
+}
+
+TEST(VerifyTranspose, RecognisesACopyInsteadOfATranspose) {
+    TransposeCase t(300, 200);
+    t.out = t.in;
+    const Verdict v = t.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.hint.find("copy of the input"), std::string::npos) << v.hint;
+}
+
+TEST(VerifyTranspose, RecognisesAMissingLastRowAndColumn) {
+    // Output is cols x rows = 500 x 400. Leave its last row and last column unwritten, as a grid that rounds
+    // its block count down would.
+    TransposeCase t(400, 500);
+    for (int c = 0; c < 400; ++c) t.out[size_t(499) * 400 + c] = std::nanf("");
+    for (int r = 0; r < 500; ++r) t.out[size_t(r) * 400 + 399] = std::nanf("");
+    const Verdict v = t.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.wrong, 400 + 500 - 1);
+    EXPECT_NE(v.hint.find("last rows/columns were never written"), std::string::npos) << v.hint;
+}
+
+TEST(VerifyTranspose, RecognisesWrongValuesOnlyAtTheEdges) {
+    TransposeCase t(400, 500);
+    t.out[size_t(499) * 400 + 3] = 42.0f;
+    const Verdict v = t.verify();
+    EXPECT_NE(v.hint.find("Only the edges are wrong"), std::string::npos) << v.hint;
+}
+
+TEST(MatmulTolerance, GrowsWithKAndWithTheMagnitudes) {
+    EXPECT_LT(matmul_tolerance(16, 1, 1), matmul_tolerance(4096, 1, 1));
+    EXPECT_DOUBLE_EQ(matmul_tolerance(4096, 1, 1) * 256, matmul_tolerance(4096 * 256, 1, 1));
+    EXPECT_DOUBLE_EQ(matmul_tolerance(100, 2, 1), 2 * matmul_tolerance(100, 1, 1));
+    EXPECT_DOUBLE_EQ(matmul_tolerance(100, 1, 3), 3 * matmul_tolerance(100, 1, 1));
+}
+
+namespace {
+
+struct MatmulCase {
+    int M, N, K;
+    std::vector<float> A, B, C;
+    std::vector<double> ref;
+    MatmulCase(int m, int n, int k) : M(m), N(n), K(k), A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n), ref(C.size()) {
+        fill_random(A.data(), A.size(), 1);
+        fill_random(B.data(), B.size(), 2);
+        matmul_cpu(A.data(), B.data(), C.data(), M, N, K);
+        matmul_reference(A.data(), B.data(), ref.data(), M, N, K);
+    }
+    Verdict verify() const {
+        return verify_matmul(C.data(), ref.data(), M, N, matmul_tolerance(K, max_abs(A.data(), A.size()), max_abs(B.data(), B.size())));
+    }
+};
+
+}  // namespace
+
+TEST(VerifyMatmul, AcceptsAFloatProductAtEveryShape) {
+    for (auto [m, n, k] : {std::tuple{1, 1, 1}, {97, 101, 103}, {64, 1, 2048}, {1, 64, 4096}, {33, 17, 1}}) {
+        const MatmulCase c(m, n, k);
+        EXPECT_TRUE(c.verify().ok) << m << "x" << n << "x" << k << ": " << c.verify().summary();
+    }
+}
+
+TEST(VerifyMatmul, CatchesASkippedPartialKTile) {
+    // K = 100 with tiles of 32: a kernel that drops the last partial tile sums only k < 96.
+    MatmulCase c(37, 41, 100);
+    for (int j = 0; j < c.N; ++j)
+        for (int i = 0; i < c.M; ++i) {
+            float sum = 0;
+            for (int k = 0; k < 96; ++k) sum += c.A[i + size_t(k) * c.M] * c.B[k + size_t(j) * c.K];
+            c.C[i + size_t(j) * c.M] = sum;
+        }
+    const Verdict v = c.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_GT(v.wrong, c.M * c.N / 2);
+}
+
+TEST(VerifyMatmul, CatchesTf32RoundedInputs) {
+    // TF32 keeps 10 mantissa bits: the error it brings must be beyond the FP32 tolerance at K = 1024.
+    MatmulCase c(64, 64, 1024);
+    auto tf32 = [](float x) {
+        uint32_t bits;
+        std::memcpy(&bits, &x, 4);
+        bits = (bits + 0x1000u) & ~0x1FFFu;
+        std::memcpy(&x, &bits, 4);
+        return x;
+    };
+    std::vector<float> a = c.A, b = c.B;
+    for (auto& x : a) x = tf32(x);
+    for (auto& x : b) x = tf32(x);
+    matmul_cpu(a.data(), b.data(), c.C.data(), c.M, c.N, c.K);
+    EXPECT_FALSE(c.verify().ok);
+}
+
+TEST(VerifyMatmul, NaNAndInfNeverPass) {
+    MatmulCase c(8, 8, 8);
+    c.C[3] = std::numeric_limits<float>::infinity();
+    c.C[4] = std::numeric_limits<float>::quiet_NaN();
+    const Verdict v = c.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.wrong, 2);
+    EXPECT_EQ(v.first.row, 3);
+    EXPECT_EQ(v.first.col, 0);
+}
+
+TEST(VerifyMatmul, NamesTheFirstBadElementInColumnMajorOrder) {
+    MatmulCase c(10, 12, 5);
+    c.C[7 + 9 * 10] += 0.5f;  // (row 7, col 9)
+    const Verdict v = c.verify();
+    EXPECT_EQ(v.wrong, 1);
+    EXPECT_EQ(v.first.row, 7);
+    EXPECT_EQ(v.first.col, 9);
+}
