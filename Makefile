@@ -1,6 +1,8 @@
 # Top-level entry points. Everything builds through CMake into build/.
 #   make run      the instructor's results table: every solution next to the device's limits (needs a GPU)
 #   make test     host tests everywhere; GPU tests on a GPU (reported as skipped without one)
+#   make bench    the benchmark: every solution and reference over a range of sizes (needs a GPU)
+#   make status   where a student stands: every step and track, builds / correct / speed, and what is next
 #   make build    configure and build everything
 # CUDA_ARCH=80 picks the GPU architecture (default: the GPU's own, or sm_90 without one).
 
@@ -10,7 +12,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all build configure setup test test-host test-gpu run bench clean
+.PHONY: all build configure setup test test-host test-gpu run status bench clean
 
 all: build
 
@@ -37,6 +39,15 @@ test-gpu: build
 
 run: build
 	$(BUILD_DIR)/bin/workshop_results --out $(BUILD_DIR)/results
+
+# The benchmark: every solution and reference over a range of sizes, each measured twice.
+# BENCH_ARGS="--flush-l2" evicts L2 before every timed run; "--reps 50" times more runs.
+BENCH_ARGS ?= --reps 20
+bench: build
+	$(BUILD_DIR)/bin/workshop_results --sweep --out $(BUILD_DIR)/results $(BENCH_ARGS)
+
+status: build
+	@common/make/status.sh $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

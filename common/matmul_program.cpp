@@ -119,7 +119,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     details.push_back(fmt::format("model: at best {:.0f} flop per DRAM byte (each matrix moved once) against a machine "
                                   "balance of {:.1f}: {}-bound if the kernel reuses what it loads; the FP32 peak is the ceiling",
                                   intensity, balance, intensity > balance ? "math" : "memory"));
-    add_host_rows(o, dev, in, rows);
+    if (o.host_rows) add_host_rows(o, dev, in, rows);
     if (o.references) add_reference_rows(o, dev, dA.get(), dB.get(), dC.get(), rows);
     set_percentages(rows, "cuBLAS SGEMM FP32", dev.fp32_gflops);
 

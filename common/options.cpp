@@ -9,7 +9,7 @@
 
 namespace workshop {
 
-bool parse_positive_int(const std::string& option, const std::string& text, int64_t max, int64_t& value,
+bool parse_int_in_range(const std::string& option, const std::string& text, int64_t min, int64_t max, int64_t& value,
                         std::string& error) {
     if (text.empty()) {
         error = fmt::format("{} needs a value", option);
@@ -26,8 +26,8 @@ bool parse_positive_int(const std::string& option, const std::string& text, int6
         error = fmt::format("{}: {} is too large (at most {})", option, text, max);
         return false;
     }
-    if (parsed < 1) {
-        error = fmt::format("{}: {} must be at least 1", option, text);
+    if (parsed < min) {
+        error = fmt::format("{}: {} must be at least {}", option, text, min);
         return false;
     }
     value = parsed;
@@ -80,10 +80,10 @@ std::string check_products(Track track, const Options& o) {
 ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
     ParseOutcome out;
     Options& o = out.options;
-    auto int_setter = [&](int& target, int64_t max) {
-        return [&target, max](const std::string& name, const std::string& text, std::string& error) {
+    auto int_setter = [&](int& target, int64_t max, int64_t min = 1) {
+        return [&target, min, max](const std::string& name, const std::string& text, std::string& error) {
             int64_t v = 0;
-            if (!parse_positive_int(name, text, max, v, error)) return false;
+            if (!parse_int_in_range(name, text, min, max, v, error)) return false;
             target = static_cast<int>(v);
             return true;
         };
@@ -91,12 +91,12 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
     using Setter = std::function<bool(const std::string&, const std::string&, std::string&)>;
     std::map<std::string, Setter> valued = {
         {"--reps", int_setter(o.reps, 100000)},
-        {"--warmup", int_setter(o.warmup, 1000)},
+        {"--warmup", int_setter(o.warmup, 1000, 0)},
         {"--budget", [&](const std::string&, const std::string& t, std::string& e) { return parse_budget(t, o.budget_s, e); }},
         {"--format", [&](const std::string&, const std::string& t, std::string& e) { return parse_format(t, o.format, e); }},
         {"--seed", [&](const std::string& n, const std::string& t, std::string& e) {
              int64_t v = 0;
-             if (!parse_positive_int(n, t, INT64_MAX, v, e)) return false;
+             if (!parse_int_in_range(n, t, 0, INT64_MAX, v, e)) return false;
              o.seed = static_cast<uint64_t>(v);
              return true;
          }},
@@ -123,6 +123,7 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
         {"--check", [&] { o.check = true; }},
         {"--flush-l2", [&] { o.flush_l2 = true; }},
         {"--no-references", [&] { o.references = false; }},
+        {"--no-host", [&] { o.host_rows = false; }},
         {"--csv", [&] { o.format = OutputFormat::Csv; }},
         {"--json", [&] { o.format = OutputFormat::Json; }},
         {"--help", [&] { o.help = true; }},
@@ -172,6 +173,7 @@ std::string usage_text(Track track, const std::string& program) {
         "  --budget SECONDS    stop timing after this long, never under 3 runs (default 5, 0: no limit)\n"
         "  --flush-l2          evict the L2 cache before every timed run\n"
         "  --no-references     skip the reference measurements ({})\n"
+        "  --no-host           step 1: skip timing the CPU version and the round trips through host memory\n"
         "  --format F          human (default), csv or json; --csv and --json are short for it\n"
         "  --seed N            seed of the random inputs\n"
         "exit codes: 0 correct, 1 wrong answer, 2 bad option, 3 no CUDA device, 4 not enough device memory,\n"

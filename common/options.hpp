@@ -22,6 +22,7 @@ struct Options {
     bool check = false;       // run the whole shape battery instead of one size
     bool flush_l2 = false;    // evict L2 before every timed run
     bool references = true;   // time the copy kernel / cuBLAS beside the step
+    bool host_rows = true;    // step 1: also time the CPU version and the round trips through host memory
     bool help = false;
 };
 
@@ -34,8 +35,8 @@ struct ParseOutcome {
 ParseOutcome parse_options(Track track, int argc, const char* const* argv);
 std::string usage_text(Track track, const std::string& program);
 
-// Parses a whole positive number in [1, max]; on failure returns false and says why in `error`.
-bool parse_positive_int(const std::string& option, const std::string& text, int64_t max, int64_t& value,
+// Parses a whole number in [min, max]; on failure returns false and says why in `error`.
+bool parse_int_in_range(const std::string& option, const std::string& text, int64_t min, int64_t max, int64_t& value,
                         std::string& error);
 
 // Largest element count the kernels index with int.

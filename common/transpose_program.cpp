@@ -139,7 +139,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
                                       "the copy kernel's bandwidth is the ceiling",
                                       machine_balance(dev.fp32_gflops, dev.dram_gbps)));
     }
-    add_transfer_rows(o, dev, in, d_in.get(), rows, details);
+    if (o.host_rows) add_transfer_rows(o, dev, in, d_in.get(), rows, details);
     if (o.references) add_reference_rows(o, dev, d_in.get(), d_out.get(), rows);
 
     set_percentages(rows, "copy kernel", dev.dram_gbps);

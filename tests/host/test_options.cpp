@@ -77,3 +77,9 @@ TEST(Options, HelpIsAFlag) {
     EXPECT_NE(usage_text(Track::Matmul, "prog").find("--m M --n N --k K"), std::string::npos);
     EXPECT_NE(usage_text(Track::Transpose, "prog").find("--rows R --cols C"), std::string::npos);
 }
+
+TEST(Options, WarmupMayBeZeroButRepsMayNot) {
+    EXPECT_EQ(parse(Track::Transpose, {"--warmup", "0"}).options.warmup, 0);
+    EXPECT_EQ(parse(Track::Transpose, {"--reps", "0"}).error, "--reps: 0 must be at least 1");
+    EXPECT_EQ(parse(Track::Transpose, {"--warmup", "-1"}).error, "--warmup: -1 must be at least 0");
+}

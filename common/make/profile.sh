@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# make profile for one program: Nsight Compute on the step's kernel alone (the first launch: the checked run),
+# printing the counters the lessons talk about under the names the slides use, each beside its ideal.
+#   profile.sh PROGRAM TRACK [program options]
+set -u
+program=$1 track=$2
+shift 2
+if ! command -v ncu >/dev/null 2>&1; then
+    echo "error: ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (add /usr/local/cuda/bin to PATH)" >&2
+    exit 2
+fi
+args=("$@")
+if [ ${#args[@]} -eq 0 ]; then
+    # Large enough to fill the GPU, small enough that replaying the kernel for every counter stays quick.
+    if [ "$track" = transpose ]; then args=(--size 8192); else args=(--size 2048); fi
+fi
+
+# name | metric | ideal
+metrics=(
+  "duration (us)|gpu__time_duration.sum|-"
+  "global load efficiency (%)|smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct|100"
+  "global store efficiency (%)|smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct|100"
+  "sectors per load request|l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio|4 (16 with float4)"
+  "sectors per store request|l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio|4 (16 with float4)"
+  "shared load bank conflicts|l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum|0"
+  "shared store bank conflicts|l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum|0"
+  "achieved occupancy (%)|sm__warps_active.avg.pct_of_peak_sustained_active|near theoretical"
+  "DRAM throughput (% of peak)|dram__throughput.avg.pct_of_peak_sustained_elapsed|$([ "$track" = transpose ] && echo '> 85' || echo 'low: reuse from cache')"
+  "FMA pipe busy (% of peak)|sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active|$([ "$track" = matmul ] && echo '> 80' || echo '-')"
+)
+list=$(printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | paste -sd, -)
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+ncu --launch-count 1 --metrics "$list" --csv --print-units base "$program" "${args[@]}" --reps 1 --warmup 0 --no-references >"$log" 2>&1
+code=$?
+if grep -q "ERR_NVGPUCTRPERM" "$log"; then
+    echo "error: this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)." >&2
+    echo "  run make profile with sudo, or let everyone profile: add 'options nvidia NVreg_RestrictProfilingToAdminUsers=0'" >&2
+    echo "  to a file in /etc/modprobe.d/ and reboot (details: https://developer.nvidia.com/ERR_NVGPUCTRPERM)" >&2
+    exit 1
+fi
+if grep -q "no CUDA device" "$log"; then grep "no CUDA device" "$log" >&2; exit 3; fi
+if ! grep -q '"Metric Name"' "$log"; then
+    if grep -q "No kernels were profiled" "$log"; then
+        echo "$(basename "$program"): no kernel was launched (step 1's starting point runs on the CPU): nothing to profile yet"
+        exit 0
+    fi
+    echo "error: ncu did not produce counters (exit $code):" >&2
+    grep -vE '^[^=]*(PASS|FAIL)' "$log" | tail -n 15 >&2
+    exit 1
+fi
+
+kernel=$(grep -m1 '"Metric Name"' -A1 "$log" | tail -n 1 | awk -F'","' '{print $5}')
+echo "== $(basename "$program") ${args[*]}: kernel ${kernel}"
+printf '  %-32s %14s   %s\n' "counter (slides' name)" "value" "ideal"
+for m in "${metrics[@]}"; do
+    IFS='|' read -r name metric ideal <<<"$m"
+    value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); print $15 }' "$log" | head -n 1)
+    [ "$metric" = gpu__time_duration.sum ] && [ -n "$value" ] && value=$(awk -v v="$value" 'BEGIN { printf "%.1f", v / 1000 }')
+    printf '  %-32s %14s   %s\n' "$name" "${value:-n/a}" "$ideal"
+done

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# make status: where a student stands. For every step and track: does the student's file build, does it pass
+# the shape battery, and how fast is it next to that step's solution. The first unfinished step is marked with
+# what to do next.
+#   status.sh BUILD_DIR
+set -u
+build=$1
+bin="$build/bin"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/dev/null || true)
+
+if ! "$bin/gpu_harness_tests" --gtest_filter='Harness.DeviceFactsAreSane' 2>&1 | grep -q '\[  PASSED  \]'; then
+    gpu=no
+    echo "(no CUDA device here: showing whether each step builds; correctness and speed need a GPU)"
+else
+    gpu=yes
+fi
+
+rate_of() { "$@" --csv --no-references --reps 5 --warmup 1 2>/dev/null | awk -F, '$3 == "step" { print $10 }'; }
+
+printf '%-6s %-10s %-8s %-8s %-14s %s\n' step track builds correct speed "of solution"
+next=""
+for step in 1 2 3 4 5; do
+    for track in transpose matmul; do
+        size=$([ "$track" = transpose ] && echo "--size 4096" || echo "--size 2048")
+        unit=$([ "$track" = transpose ] && echo GB/s || echo GFLOP/s)
+        builds=yes correct=- speed=- ratio=- problem=""
+        if ! err=$(cmake --build "$build" --target "step${step}_${track}" 2>&1); then
+            builds=NO
+            problem="fix the compile error: $(grep -m1 -E 'error' <<<"$err")"
+        elif [ $gpu = yes ]; then
+            if "$bin/step${step}_${track}" --check >/dev/null 2>&1; then correct=PASS; else correct=FAIL; problem="make check shows the first wrong element"; fi
+            mine=$(rate_of "$bin/step${step}_${track}" $size)
+            solution=$(rate_of "$bin/solution${step}_${track}" $size)
+            if [ -n "$mine" ] && [ -n "$solution" ]; then
+                speed=$(printf '%.0f %s' "$mine" "$unit")
+                ratio=$(awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f%%", 100 * m / s }')
+                [ -z "$problem" ] && awk -v m="$mine" -v s="$solution" 'BEGIN { exit !(m < 0.8 * s) }' &&
+                    problem="correct but slower than the solution: the TODOs in step${step}/${track}.cu"
+            elif [ -z "$mine" ]; then
+                ratio="no kernel yet"
+                [ -z "$problem" ] && problem="write the first kernel: the TODOs in step${step}/${track}.cu"
+            fi
+        fi
+        line=$(printf '%-6s %-10s %-8s %-8s %-14s %s' "$step" "$track" "$builds" "$correct" "$speed" "$ratio")
+        if [ -z "$next" ] && [ -n "$problem" ]; then
+            next="step $step ($track): $problem; then cd step$step && make check (the lesson: step$step/README.md)"
+            echo "${bold}${line}   <- next${normal}"
+        else
+            echo "$line"
+        fi
+    done
+done
+echo
+if [ -n "$next" ]; then echo "next: $next"
+else echo "every step builds$([ $gpu = yes ] && echo ', passes and is close to its solution')."; fi

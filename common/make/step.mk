@@ -1,0 +1,58 @@
+# Shared by every stepN/Makefile (which sets STEP and includes this). Builds and runs this step's programs
+# from the top-level CMake build; TRACK=transpose or TRACK=matmul narrows every target to one track.
+#   make            build your programs (stepN/transpose.cu, stepN/matmul.cu)
+#   make run        run them at the default size: correct or not, speed, the device's limits beside
+#   make check      the whole shape battery, then your speed next to this step's solution and the last step's
+#   make solution   build and run this step's solution
+#   make sanitize   compute-sanitizer memcheck, racecheck and synccheck on your code at a small size
+#   make profile    Nsight Compute counters of your kernel, under the names the lesson uses
+#   make clean      remove this step's programs
+# ARGS="--size 4096" passes options to the programs; CUDA_ARCH=80 picks the GPU architecture.
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
+BUILD_DIR ?= $(TOP)/build
+BIN := $(BUILD_DIR)/bin
+TRACK ?= transpose matmul
+CUDA_ARCH ?=
+ARGS ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+PREVIOUS := $(shell echo $$(($(STEP) - 1)))
+export PATH := $(PATH):/usr/local/cuda/bin
+
+MINE := $(foreach t,$(TRACK),step$(STEP)_$(t))
+SOLUTION := $(foreach t,$(TRACK),solution$(STEP)_$(t))
+EARLIER := $(if $(filter-out 0,$(PREVIOUS)),$(foreach t,$(TRACK),solution$(PREVIOUS)_$(t)))
+MAKE_DIR := $(TOP)/common/make
+
+.PHONY: all build run check solution sanitize profile clean configure
+
+all: build
+
+$(BUILD_DIR)/CMakeCache.txt:
+	@$(MAKE_DIR)/setup.sh
+	cmake -S $(TOP) -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
+
+configure: $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(MINE)
+
+run: build
+	@for p in $(MINE); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done
+
+check: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(MINE) $(SOLUTION) $(EARLIER)
+	@status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) || status=1; echo; done; exit $$status
+
+solution: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(SOLUTION)
+	@for p in $(SOLUTION); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done
+
+sanitize: build
+	@status=0; for t in $(TRACK); do $(MAKE_DIR)/sanitize.sh $(BIN)/step$(STEP)_$$t $$t || status=1; done; exit $$status
+
+profile: build
+	@for t in $(TRACK); do $(MAKE_DIR)/profile.sh $(BIN)/step$(STEP)_$$t $$t $(ARGS) || exit $$?; done
+
+clean:
+	rm -f $(foreach p,$(MINE),$(BIN)/$(p))
