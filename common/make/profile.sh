@@ -17,7 +17,7 @@ fi
 
 # name | metric | ideal
 metrics=(
-  "duration (us)|gpu__time_duration.sum|-"
+  "duration|gpu__time_duration.sum|-"
   "global load efficiency (%)|smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct|100"
   "global store efficiency (%)|smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct|100"
   "sectors per load request|l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio|4 (16 with float4)"
@@ -32,7 +32,7 @@ list=$(printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | paste -sd, -)
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-ncu --launch-count 1 --metrics "$list" --csv --print-units base "$program" "${args[@]}" --reps 1 --warmup 0 --no-references >"$log" 2>&1
+ncu --launch-count 1 --metrics "$list" --csv "$program" "${args[@]}" --reps 1 --warmup 0 --no-references >"$log" 2>&1
 code=$?
 if grep -q "ERR_NVGPUCTRPERM" "$log"; then
     echo "error: this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)." >&2
@@ -56,7 +56,7 @@ echo "== $(basename "$program") ${args[*]}: kernel ${kernel}"
 printf '  %-32s %14s   %s\n' "counter (slides' name)" "value" "ideal"
 for m in "${metrics[@]}"; do
     IFS='|' read -r name metric ideal <<<"$m"
-    value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); print $15 }' "$log" | head -n 1)
-    [ "$metric" = gpu__time_duration.sum ] && [ -n "$value" ] && value=$(awk -v v="$value" 'BEGIN { printf "%.1f", v / 1000 }')
+    # ncu picks a unit per value (usecond, msecond, ...): keep it beside the number, except plain percentages.
+    value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); u = ($14 == "%" || $14 == "") ? "" : " " $14; print $15 u }' "$log" | head -n 1)
     printf '  %-32s %14s   %s\n' "$name" "${value:-n/a}" "$ideal"
 done

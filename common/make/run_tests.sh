@@ -16,8 +16,12 @@ failed=$(grep -cE '\*\*\*(Failed|Exception|Timeout|Not Run)|\*\*\*\*\*\*' "$log"
 skipped=$(grep -cE '\*\*\*Skipped' "$log")
 echo
 if [ "$skipped" -gt 0 ]; then
-    reason=$("$build/bin/gpu_harness_tests" --gtest_filter='Harness.DeviceFactsAreSane' 2>&1 | grep -o 'no CUDA device[^$]*' | head -n 1)
-    echo "skipped: $skipped tests that need a GPU${reason:+ ($reason)}"
+    # Each skipped test said why (GoogleTest prints the reason on the line after "Skipped"; the scripts print
+    # "no CUDA device ..."): list the distinct reasons.
+    echo "skipped $skipped tests, for these reasons:"
+    { grep -A1 -E ': Skipped$' "$build/Testing/Temporary/LastTest.log" | grep -vE ': Skipped$|^--$'
+      grep -hoE '^no CUDA device.*' "$build/Testing/Temporary/LastTest.log"; } |
+        sed -E 's/^no CUDA device.*/no CUDA device on this machine/' | sort -u | sed 's/^/  - /'
 fi
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit "$status"

@@ -1,0 +1,54 @@
+// Transpose track, step 3 (solution): coalesce through shared memory.
+//
+// The idea: a block reads a 32 x 32 tile of the input row by row (coalesced), parks it in shared memory,
+// and after a barrier writes it back row by row into the transposed position (coalesced again). The turn
+// from rows to columns happens in shared memory, where a strided access costs no DRAM traffic.
+//
+// Build and run: cd step3 && make solution   (the same program built from this file)
+//                make run / make check       (the same, built from your own step3/transpose.cu)
+#include "step_api.cuh"
+
+// ---- Grid shape --------------------------------------------------------------------------------------------
+// A grid may be 2^31 - 1 blocks wide (x) but only 65535 tall (y) or deep (z). Blocks along the columns go on
+// x and blocks down the rows on y; a matrix more than 65535 blocks tall (two million rows and more) has its
+// block rows folded into z layers of 32768. That layer size is a power of two so that even the spare blocks
+// of the last layer compute row indices that still fit in an int.
+static dim3 grid_covering(int rows, int cols, int block_rows, int block_cols) {
+    const int across = (cols - 1) / block_cols + 1;  // round up, without the overflow of (cols + b - 1)
+    const int down = (rows - 1) / block_rows + 1;
+    if (down <= 65535) return dim3(across, down, 1);
+    return dim3(across, 32768, (down - 1) / 32768 + 1);
+}
+
+// The block's row in the grid above, with the fold undone.
+static __device__ int block_row() { return blockIdx.z * gridDim.y + blockIdx.y; }
+
+// ---- Kernel ------------------------------------------------------------------------------------------------
+constexpr int TILE = 32;  // one warp spans a tile row, so every global access below is one 128-byte line
+
+// The block owns the tile whose top-left element is in(r0, c0); it becomes the tile at out(c0, r0).
+// Reading: thread (x, y) loads in(r0 + y, c0 + x): a warp reads a piece of an input row.
+// Writing: thread (x, y) stores out(c0 + y, r0 + x) = in(r0 + x, c0 + y): a warp writes a piece of an output
+// row, and fetches it from a column of the tile. Both global accesses are coalesced; the column read of the
+// tile is not free, as step 4 will show. The element guards repeat on both sides with the roles of x and y
+// swapped, so partial tiles at the right and bottom edges are handled.
+static __global__ void transpose_shared_tile(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                             int cols) {
+    __shared__ float tile[TILE][TILE];
+    const int r0 = block_row() * TILE, c0 = blockIdx.x * TILE;
+    const int x = threadIdx.x, y = threadIdx.y;
+
+    if (r0 + y < rows && c0 + x < cols) tile[y][x] = in[(r0 + y) * cols + (c0 + x)];
+    // Each thread is about to write out an element that, in general, another thread loaded: wait until all have.
+    __syncthreads();
+    if (r0 + x < rows && c0 + y < cols) out[(c0 + y) * rows + (r0 + x)] = tile[x][y];
+}
+
+// Same 32 x 32 blocks as step 2, one element per thread; now one block is one tile.
+LaunchInfo transpose_on_device(const float* in, float* out, int rows, int cols) {
+    const dim3 block(TILE, TILE);
+    const dim3 grid = grid_covering(rows, cols, TILE, TILE);
+    transpose_shared_tile<<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+    return launched(transpose_shared_tile, grid, block);
+}
