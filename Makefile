@@ -6,6 +6,7 @@
 #   make build    configure and build everything
 # CUDA_ARCH=80 picks the GPU architecture (default: the GPU's own, or sm_90 without one).
 
+MAKEFLAGS += --no-print-directory
 BUILD_DIR ?= build
 CUDA_ARCH ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -46,7 +47,8 @@ BENCH_ARGS ?= --reps 20
 bench: build
 	$(BUILD_DIR)/bin/workshop_results --sweep --out $(BUILD_DIR)/results $(BENCH_ARGS)
 
-status: build
+status: $(BUILD_DIR)/CMakeCache.txt
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target gpu_harness_tests $(foreach s,1 2 3 4 5,$(foreach t,transpose matmul,solution$(s)_$(t))) >/dev/null
 	@common/make/status.sh $(BUILD_DIR)
 
 clean:

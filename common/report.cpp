@@ -101,7 +101,7 @@ std::string to_table(const std::vector<ResultRow>& rows, const std::string& refe
     for (const auto& r : rows) {
         auto pct = [](double v) { return v < 0 ? std::string("-") : fmt::format("{:.1f}%", v); };
         const std::string ms = r.median_ms > 0 ? fmt::format("{:.4g}", r.median_ms) : "-";
-        const std::string rate = r.rate > 0 ? fmt::format("{:.5g}", r.rate) : "-";
+        const std::string rate = r.rate <= 0 ? "-" : r.rate >= 1000 ? fmt::format("{:.0f}", r.rate) : fmt::format("{:.4g}", r.rate);
         out += fmt::format("  {:<{}}  {:<6} {:>10} {:>10} {:>9} {:>9}  {}\n", r.name, name_width,
                            r.status.empty() ? "-" : r.status, ms, rate, pct(r.pct_of_reference), pct(r.pct_of_peak),
                            r.note);

@@ -38,7 +38,7 @@ std::string header(int width, int height, const std::string& title) {
 
 std::string svg_bar_chart(const std::string& title, const std::string& unit, const std::vector<Bar>& bars,
                           const std::vector<LimitLine>& limits) {
-    const int label_w = 260, plot_w = 560, bar_h = 26, top = 50;
+    const int label_w = 330, plot_w = 560, bar_h = 26, top = 50;
     const int height = top + static_cast<int>(bars.size()) * bar_h + 60;
     double max_value = 1;
     for (const auto& b : bars) max_value = std::max(max_value, b.value);
@@ -85,7 +85,7 @@ std::string svg_line_chart(const std::string& title, const std::string& x_label,
     svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", left, top, plot_w, plot_h);
     for (int t = 0; t <= 4; ++t) {
         const double v = y_max * t / 4;
-        svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">{:.3g}</text>\n", left - 6, py(v) + 4, v);
+        svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">{:.0f}</text>\n", left - 6, py(v) + 4, v);
     }
     for (double e = std::ceil(x_min); e <= x_max + 1e-9; e += 1) {
         svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{:.0f}</text>\n",

@@ -56,7 +56,7 @@ echo "== $(basename "$program") ${args[*]}: kernel ${kernel}"
 printf '  %-32s %14s   %s\n' "counter (slides' name)" "value" "ideal"
 for m in "${metrics[@]}"; do
     IFS='|' read -r name metric ideal <<<"$m"
-    # ncu picks a unit per value (usecond, msecond, ...): keep it beside the number, except plain percentages.
-    value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); u = ($14 == "%" || $14 == "") ? "" : " " $14; print $15 u }' "$log" | head -n 1)
+    # ncu picks the duration's unit per value (nsecond, usecond, ...): keep it beside that number.
+    value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); u = (m == "gpu__time_duration.sum") ? " " $14 : ""; print $15 u }' "$log" | head -n 1)
     printf '  %-32s %14s   %s\n' "$name" "${value:-n/a}" "$ideal"
 done

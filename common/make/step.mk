@@ -9,6 +9,7 @@
 #   make clean      remove this step's programs
 # ARGS="--size 4096" passes options to the programs; CUDA_ARCH=80 picks the GPU architecture.
 
+MAKEFLAGS += --no-print-directory
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
 BUILD_DIR ?= $(TOP)/build
 BIN := $(BUILD_DIR)/bin

@@ -8,22 +8,8 @@
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/transpose.cu)
+#include "grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
 #include "step_api.cuh"
-
-// ---- Grid shape --------------------------------------------------------------------------------------------
-// A grid may be 2^31 - 1 blocks wide (x) but only 65535 tall (y) or deep (z). Blocks along the columns go on
-// x and blocks down the rows on y; a matrix more than 65535 blocks tall (two million rows and more) has its
-// block rows folded into z layers of 32768. That layer size is a power of two so that even the spare blocks
-// of the last layer compute row indices that still fit in an int.
-static dim3 grid_covering(int rows, int cols, int block_rows, int block_cols) {
-    const int across = (cols - 1) / block_cols + 1;  // round up, without the overflow of (cols + b - 1)
-    const int down = (rows - 1) / block_rows + 1;
-    if (down <= 65535) return dim3(across, down, 1);
-    return dim3(across, 32768, (down - 1) / 32768 + 1);
-}
-
-// The block's row in the grid above, with the fold undone.
-static __device__ int block_row() { return blockIdx.z * gridDim.y + blockIdx.y; }
 
 // ---- Kernel ------------------------------------------------------------------------------------------------
 constexpr int TILE = 64;       // a block moves a TILE x TILE tile: 16 KiB in, 16 KiB out
