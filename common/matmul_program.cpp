@@ -112,13 +112,17 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
         r.status = verdict.ok ? "PASS" : "FAIL";
         rows.push_back(r);
         details.push_back("kernel: " + verdict.summary());
-        details.push_back("launch: " + describe_launch(model_launch(launch, dev)));
     }
     const double intensity = arithmetic_intensity(flops, matmul_min_bytes(o.M, o.N, o.K));
     const double balance = machine_balance(dev.fp32_gflops, dev.dram_gbps);
-    details.push_back(fmt::format("model: at best {:.0f} flop per DRAM byte (each matrix moved once) against a machine "
-                                  "balance of {:.1f}: {}-bound if the kernel reuses what it loads; the FP32 peak is the ceiling",
-                                  intensity, balance, intensity > balance ? "math" : "memory"));
+    if (!kernel_pending) {
+        const LaunchModel model = model_launch(launch, dev);
+        details.push_back("launch: " + describe_launch(model));
+        details.push_back(fmt::format("model: at best {:.0f} flop per DRAM byte (each matrix moved once) against a machine "
+                                      "balance of {:.1f} flop/byte; likely limiter: {} (if the kernel reuses what it "
+                                      "loads; the FP32 peak is the ceiling)",
+                                      intensity, balance, limiter_name(likely_limiter(intensity, balance, model.waves.count))));
+    }
     if (o.host_rows) add_host_rows(o, dev, in, rows);
     if (o.references) add_reference_rows(o, dev, dA.get(), dB.get(), dC.get(), rows);
     set_percentages(rows, "cuBLAS SGEMM FP32", dev.fp32_gflops);

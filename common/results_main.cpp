@@ -177,9 +177,12 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
                    std::vector<double>& variations) {
     std::vector<std::string> order;
     std::map<std::string, std::map<int, std::array<double, 2>>> rate;  // name -> side -> run 1, run 2
+    std::map<std::string, std::map<int, double>> spread;               // name -> side -> (max - min) / median, run 1
     for (const auto& r : all) {
         if (!rate.count(r.name)) order.push_back(r.name);
-        rate[r.name][side_of(r)][r.note == "run 2 of 2"] = r.rate;
+        const bool second = r.note == "run 2 of 2";
+        rate[r.name][side_of(r)][second] = r.rate;
+        if (!second && r.median_ms > 0) spread[r.name][side_of(r)] = (r.max_ms - r.min_ms) / r.median_ms;
     }
     const std::string device = all.empty() ? "" : all.front().device;
     fmt::print("\n{} sweep on {} ({}, median of each run; run 1 shown, both in the CSV)\n", spec.track, device, spec.unit);
@@ -206,6 +209,16 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
         fmt::print("{}\n", line);
         // TF32 runs on the tensor cores, several times the FP32 peak: it would flatten every other line.
         if (name.find("TF32") == std::string::npos) series.push_back(s);
+    }
+    fmt::print("\nspread of the timed runs behind each median above, (max - min) / median:\n{}\n", head);
+    for (const auto& name : order) {
+        if (spread[name].empty()) continue;  // limits are computed, not timed
+        std::string line = fmt::format("  {:<32}", name);
+        for (int size : spec.sweep_sizes) {
+            auto it = spread[name].find(size);
+            line += it == spread[name].end() ? fmt::format(" {:>9}", "-") : fmt::format(" {:>8.1f}%", 100 * it->second);
+        }
+        fmt::print("{}\n", line);
     }
     write_data(out / ("bench_" + spec.track), all);
     write_file(out / ("bench_" + spec.track + ".svg"),

@@ -134,10 +134,12 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
         r.status = verdict.ok ? "PASS" : "FAIL";
         rows.push_back(r);
         details.push_back("kernel: " + verdict.summary());
-        details.push_back("launch: " + describe_launch(model_launch(launch, dev)));
-        details.push_back(fmt::format("model: 0 flop per byte moved, machine balance {:.1f} flop/byte: memory-bound, so "
-                                      "the copy kernel's bandwidth is the ceiling",
-                                      machine_balance(dev.fp32_gflops, dev.dram_gbps)));
+        const LaunchModel model = model_launch(launch, dev);
+        const double balance = machine_balance(dev.fp32_gflops, dev.dram_gbps);
+        details.push_back("launch: " + describe_launch(model));
+        details.push_back(fmt::format("model: 0 flop per byte moved against a machine balance of {:.1f} flop/byte, so the "
+                                      "copy kernel's bandwidth is the ceiling; likely limiter: {}",
+                                      balance, limiter_name(likely_limiter(0.0, balance, model.waves.count))));
     }
     if (o.host_rows) add_transfer_rows(o, dev, in, d_in.get(), rows, details);
     if (o.references) add_reference_rows(o, dev, d_in.get(), d_out.get(), rows);
