@@ -20,8 +20,8 @@ all: build
 setup:
 	@common/make/setup.sh
 
-$(BUILD_DIR)/CMakeCache.txt: | setup
-	cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS)
+$(BUILD_DIR)/CMakeCache.txt:
+	@$(MAKE) configure
 
 configure: setup
 	cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS)
@@ -48,7 +48,7 @@ bench: build
 	$(BUILD_DIR)/bin/workshop_results --sweep --out $(BUILD_DIR)/results $(BENCH_ARGS)
 
 status: $(BUILD_DIR)/CMakeCache.txt
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target gpu_harness_tests $(foreach s,1 2 3 4 5,$(foreach t,transpose matmul,solution$(s)_$(t))) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(foreach s,1 2 3 4 5,$(foreach t,transpose matmul,solution$(s)_$(t))) >/dev/null
 	@common/make/status.sh $(BUILD_DIR)
 
 clean:

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report.hpp"
-
 namespace workshop {
 
 namespace {

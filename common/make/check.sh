@@ -5,6 +5,7 @@
 set -u
 bin=$1 step=$2 track=$3
 shift 3
+source "$(dirname "$0")/lib.sh"
 mine="$bin/step${step}_${track}"
 unit=$([ "$track" = transpose ] && echo GB/s || echo GFLOP/s)
 
@@ -16,14 +17,12 @@ if [ $status -ne 0 ]; then
     exit $status
 fi
 
-# The rate of the step's own row in a program's CSV output (empty if it launched no kernel).
-rate_of() { "$@" --csv --no-references | awk -F, '$3 == "step" { print $10 }'; }
 
 echo "== timing your code, this step's solution and the last step's (same size, same machine)"
-mine_rate=$(rate_of "$mine" "$@")
-solution_rate=$(rate_of "$bin/solution${step}_${track}" "$@")
+mine_rate=$(step_rate "$mine" "$@")
+solution_rate=$(step_rate "$bin/solution${step}_${track}" "$@")
 previous_rate=""
-[ "$step" -gt 1 ] && previous_rate=$(rate_of "$bin/solution$((step - 1))_${track}" "$@")
+[ "$step" -gt 1 ] && previous_rate=$(step_rate "$bin/solution$((step - 1))_${track}" "$@")
 
 if [ -z "$mine_rate" ]; then
     echo "VERDICT step $step $track: PASS on the CPU path; no kernel launched yet (write transpose_on_device / matmul_on_device)"

@@ -4,11 +4,9 @@
 #   sanitize.sh PROGRAM TRACK
 set -u
 program=$1 track=$2
+source "$(dirname "$0")/lib.sh"
 # Without a GPU there is nothing to sanitize: say so and exit 3 (reported as skipped by the tests).
-if ! probe=$("$program" --size 1 --reps 1 --warmup 0 --no-references --no-host 2>&1) && grep -q "no CUDA device" <<<"$probe"; then
-    grep -m1 "no CUDA device" <<<"$probe"
-    exit 3
-fi
+exit_without_device "$program"
 if ! command -v compute-sanitizer >/dev/null 2>&1; then
     echo "error: compute-sanitizer not found; it ships with the CUDA Toolkit (add /usr/local/cuda/bin to PATH)" >&2
     exit 2

@@ -6,17 +6,16 @@
 set -u
 build=$1
 bin="$build/bin"
-top=$(cd "$(dirname "$0")/../.." && pwd)
 bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/dev/null || true)
 
-if ! "$bin/gpu_harness_tests" --gtest_filter='Harness.DeviceFactsAreSane' 2>&1 | grep -q '\[  PASSED  \]'; then
+source "$(dirname "$0")/lib.sh"
+
+if no_device_line "$bin/solution1_transpose" >/dev/null; then
     gpu=no
     echo "(no CUDA device here: showing whether each step builds; correctness and speed need a GPU)"
 else
     gpu=yes
 fi
-
-rate_of() { "$@" --csv --no-references --reps 5 --warmup 1 2>/dev/null | awk -F, '$3 == "step" { print $10 }'; }
 
 printf '%-6s %-10s %-8s %-8s %-14s %s\n' step track builds correct speed "of solution"
 next=""
@@ -30,8 +29,8 @@ for step in 1 2 3 4 5; do
             problem="fix the compile error: $(grep -m1 -E 'error' <<<"$err")"
         elif [ $gpu = yes ]; then
             if "$bin/step${step}_${track}" --check >/dev/null 2>&1; then correct=PASS; else correct=FAIL; problem="make check shows the first wrong element"; fi
-            mine=$(rate_of "$bin/step${step}_${track}" $size)
-            solution=$(rate_of "$bin/solution${step}_${track}" $size)
+            mine=$(step_rate "$bin/step${step}_${track}" $size --reps 5 --warmup 1 2>/dev/null)
+            solution=$(step_rate "$bin/solution${step}_${track}" $size --reps 5 --warmup 1 2>/dev/null)
             if [ -n "$mine" ] && [ -n "$solution" ]; then
                 speed=$(printf '%.0f %s' "$mine" "$unit")
                 ratio=$(awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f%%", 100 * m / s }')

@@ -29,9 +29,9 @@ MAKE_DIR := $(TOP)/common/make
 
 all: build
 
+# Configuring is the top-level Makefile's job: one build folder and one set of options for every step.
 $(BUILD_DIR)/CMakeCache.txt:
-	@$(MAKE_DIR)/setup.sh
-	cmake -S $(TOP) -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
+	@$(MAKE) -C $(TOP) configure BUILD_DIR=$(BUILD_DIR) CUDA_ARCH=$(CUDA_ARCH)
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 
