@@ -3,6 +3,7 @@
 #   make test     host tests everywhere; GPU tests on a GPU (reported as skipped without one)
 #   make bench    the benchmark: every solution and reference over a range of sizes (needs a GPU)
 #   make status   where a student stands: every step and track, builds / correct / speed, and what is next
+#   make watch    the session: rebuilds and checks the step you save, with hints, the list and reset (keys)
 #   make build    configure and build everything
 # CUDA_ARCH=80 picks the GPU architecture (default: the GPU's own, or sm_90 without one).
 
@@ -13,7 +14,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all build configure setup test test-host test-gpu run status bench clean
+.PHONY: all build configure setup test test-host test-gpu run status bench clean watch bench-watch
 
 all: build
 
@@ -25,6 +26,7 @@ $(BUILD_DIR)/CMakeCache.txt:
 
 configure: setup
 	cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS)
+	@common/make/progress.sh keep_starting_points
 
 build: $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -50,6 +52,14 @@ bench: build
 status: $(BUILD_DIR)/CMakeCache.txt
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(foreach s,1 2 3 4 5,$(foreach t,transpose matmul,solution$(s)_$(t))) >/dev/null
 	@common/make/status.sh $(BUILD_DIR)
+
+# The session starts at the first step not done yet; TRACK=matmul keeps to one track. WATCH=once: one screen.
+watch: $(BUILD_DIR)/CMakeCache.txt
+	@common/make/watch.sh $(BUILD_DIR) "" "$(TRACK)"
+
+# How long make watch takes from saving step3/transpose.cu to its verdict on screen (needs a GPU and tmux).
+bench-watch: $(BUILD_DIR)/CMakeCache.txt
+	@common/make/watch_latency.sh $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,30 +1,40 @@
 #!/usr/bin/env bash
 # make status: where a student stands. For every step and track: does the student's file build, does it pass
-# the shape battery, and how fast is it next to that step's solution. The first unfinished step is marked with
-# what to do next.
-#   status.sh BUILD_DIR
+# the shape battery, and how fast is it next to that step's solution; and the verdict make check last gave
+# (progress.sh remembers it). The first step not done is marked with what to do next, as make watch starts there.
+#   status.sh BUILD_DIR [--recorded]      (--recorded: builds and runs nothing; the remembered verdicts only)
 set -u
-build=$1
+build=$1 mode=${2:-live}
 bin="$build/bin"
 bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/dev/null || true)
 
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/progress.sh"
 
-if no_device_line "$bin/solution1_transpose" >/dev/null; then
+if [ "$mode" = --recorded ]; then
+    gpu=no
+elif no_device_line "$bin/solution1_transpose" >/dev/null; then
     gpu=no
     echo "(no CUDA device here: showing whether each step builds; correctness and speed need a GPU)"
 else
     gpu=yes
 fi
 
-printf '%-6s %-10s %-8s %-8s %-14s %s\n' step track builds correct speed "of solution"
+# row STEP TRACK BUILDS CORRECT SPEED RATIO VERDICT: one line of the table, without the measured columns when
+# nothing was measured.
+row() {
+    if [ "$mode" = --recorded ]; then printf '%-6s %-10s %s' "$1" "$2" "$7"
+    else printf '%-6s %-10s %-8s %-8s %-14s %-14s %s' "$@"; fi
+}
+row step track builds correct speed "of solution" "last make check"; echo
 next=""
 for step in 1 2 3 4 5; do
     for track in transpose matmul; do
         size=$([ "$track" = transpose ] && echo "--size 4096" || echo "--size 2048")
         unit=$([ "$track" = transpose ] && echo GB/s || echo GFLOP/s)
         builds=yes correct=- speed=- ratio=- problem=""
-        if ! err=$(cmake --build "$build" --target "step${step}_${track}" 2>&1); then
+        if [ "$mode" = --recorded ]; then builds=-
+        elif ! err=$(cmake --build "$build" --target "step${step}_${track}" 2>&1); then
             builds=NO
             problem="fix the compile error: $(grep -m1 -E 'error' <<<"$err")"
         elif [ $gpu = yes ]; then
@@ -41,8 +51,10 @@ for step in 1 2 3 4 5; do
                 [ -z "$problem" ] && problem="write the first kernel: the TODOs in step${step}/${track}.cu"
             fi
         fi
-        line=$(printf '%-6s %-10s %-8s %-8s %-14s %s' "$step" "$track" "$builds" "$correct" "$speed" "$ratio")
-        if [ -z "$next" ] && [ -n "$problem" ]; then
+        state=$(progress_state "$step" "$track")
+        [ -z "$problem" ] && problem=$(progress_advice "$step" "$track")
+        line=$(row "$step" "$track" "$builds" "$correct" "$speed" "$ratio" "$(progress_summary "$step" "$track")")
+        if [ -z "$next" ] && [ "$state" != done ]; then
             next="step $step ($track): $problem; then cd step$step && make check (the lesson: step$step/README.md)"
             echo "${bold}${line}   <- next${normal}"
         else
@@ -52,4 +64,4 @@ for step in 1 2 3 4 5; do
 done
 echo
 if [ -n "$next" ]; then echo "next: $next"
-else echo "every step builds$([ $gpu = yes ] && echo ', passes and is close to its solution')."; fi
+else echo "every step is done: each passed make check close to its solution."; fi

@@ -6,6 +6,7 @@
 #   make solution   build and run this step's solution
 #   make sanitize   compute-sanitizer memcheck, racecheck and synccheck on your code at a small size
 #   make profile    Nsight Compute counters of your kernel, under the names the lesson uses
+#   make watch      the session: every save rebuilds and checks; keys for hints, profile, reset (see README)
 #   make clean      remove this step's programs
 # ARGS="--size 4096" passes options to the programs; CUDA_ARCH=80 picks the GPU architecture.
 
@@ -25,7 +26,7 @@ SOLUTION := $(foreach t,$(TRACK),solution$(STEP)_$(t))
 EARLIER := $(if $(filter-out 0,$(PREVIOUS)),$(foreach t,$(TRACK),solution$(PREVIOUS)_$(t)))
 MAKE_DIR := $(TOP)/common/make
 
-.PHONY: all build run check solution sanitize profile clean configure
+.PHONY: all build run check solution sanitize profile clean configure watch
 
 all: build
 
@@ -54,6 +55,9 @@ sanitize: build
 
 profile: build
 	@for t in $(TRACK); do $(MAKE_DIR)/profile.sh $(BIN)/step$(STEP)_$$t $$t $(ARGS) || exit $$?; done
+
+watch: configure
+	@$(MAKE_DIR)/watch.sh $(BUILD_DIR) $(STEP) "$(TRACK)"
 
 clean:
 	rm -f $(foreach p,$(MINE),$(BIN)/$(p))
