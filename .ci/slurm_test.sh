@@ -181,7 +181,11 @@ fi
 echo "== make status into a class folder, then make class"
 export WORKSHOP_CLASS_DIR=$tmp/class
 expect "make status writes the class file" 0 "written to the class folder" env WORKSHOP_STUDENT=ci-student make status
-expect "make class" 0 "^ci-student +done, builds only" make class
+expect "make class" 0 "^ci-student +done +- +- +no GPU: builds only" make class
+# The rows a make status on a GPU writes (no GPU here): step reached and step-5 speed as % of the solution.
+gpu_rows=$'5,transpose,yes,PASS,2800,2826,\n5,matmul,yes,PASS,21000,47000,next\n'
+expect "make class with a GPU's figures" 0 "^gpu-student +step 5 \(matmul\) +99% +45% +a GPU" bash -c \
+    'source common/make/class.sh && WORKSHOP_STUDENT=gpu-student class_save "$1" yes >/dev/null && make class' _ "$gpu_rows"
 unset WORKSHOP_CLASS_DIR
 
 echo "== make test's GPU part as one job"

@@ -35,7 +35,7 @@ class_table() {
     files=("$dir"/*.csv)
     if [ ${#files[@]} -eq 0 ]; then echo "error: no student has written a status to $dir yet (make status writes it)" >&2; return 1; fi
     echo "class in $dir: ${#files[@]} students"
-    printf '%-16s %-30s %-18s %-18s %s\n' student "step reached" "step 5 transpose" "step 5 matmul" written
+    printf '%-16s %-20s %-18s %-18s %-20s %s\n' student "step reached" "step 5 transpose" "step 5 matmul" "measured on" written
     local f
     for f in "${files[@]}"; do
         awk -F, -v written="$(date -r "$f" '+%Y-%m-%d %H:%M')" '
@@ -48,8 +48,8 @@ class_table() {
                 if (reached == "") reached = "done"
                 if (pct["transpose"] == "") pct["transpose"] = "-"
                 if (pct["matmul"] == "") pct["matmul"] = "-"
-                if (meta["gpu"] == "no") reached = reached ", builds only"
-                printf "%-16s %-30s %-18s %-18s %s\n", meta["student"], reached, pct["transpose"], pct["matmul"], written
+                measured = (meta["gpu"] == "yes") ? "a GPU" : "no GPU: builds only"
+                printf "%-16s %-20s %-18s %-18s %-20s %s\n", meta["student"], reached, pct["transpose"], pct["matmul"], measured, written
             }' "$f"
     done
 }
