@@ -14,10 +14,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_odd_shapes.hpp"
 #include "device_info.hpp"
 #include "exit_codes.hpp"
 #include "report.hpp"
@@ -57,16 +57,6 @@ std::pair<std::string, int> run_program(const std::string& command) {
     while (fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
     const int status = pclose(pipe);
     return {output, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
-
-std::vector<ResultRow> parse_rows(const std::string& csv) {
-    std::vector<ResultRow> rows;
-    std::istringstream lines(csv);
-    std::string line;
-    ResultRow r;
-    while (std::getline(lines, line))
-        if (from_csv(line, r)) rows.push_back(r);
-    return rows;
 }
 
 std::string read_file(const fs::path& path) {
@@ -292,6 +282,9 @@ int main(int argc, char** argv) {
         if (sweep) {
             ok &= gather_sweep(spec, bin, passthrough, rows);
             publish_sweep(spec, rows, out, variations);
+            std::vector<ResultRow> odd_rows;
+            ok &= bench_odd_shapes(spec.track, bin, passthrough, run_program, odd_rows);
+            write_data(out / ("bench_odd_shapes_" + spec.track), odd_rows);
         } else {
             ok &= gather_table(spec, bin, passthrough, rows);
             publish_table(spec, rows, out);

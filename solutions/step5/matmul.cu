@@ -7,7 +7,8 @@
 // it appears below: (1) each warp owns a 64 x 64 sub-tile so its shared-memory reads are conflict-free, (2) B is
 // stored k-major in shared memory so a thread's columns are contiguous and come as float4s, (3) two
 // shared-memory buffers, so the global loads for the next k tile are in flight during the math on this one,
-// (4) everything sized at compile time, with __launch_bounds__ so two blocks fit on each SM.
+// (4) everything sized at compile time, with __launch_bounds__ so two blocks fit on each SM. A fifth, (5), keeps
+// odd sizes fast: each matrix gets 16-byte loads whenever its own shape allows.
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/matmul.cu)
@@ -35,10 +36,12 @@ struct Config {
 };
 }  // namespace
 
-// VEC: every global access of A, B and C may be a float4. That needs M and K to be multiples of 4 (so every
-// column of A, B and C starts 16-byte aligned) and 16-byte aligned base pointers; the launcher checks and
-// otherwise runs VEC = false, which loads and stores one float at a time.
-template <class Cfg, bool VEC>
+// (5) VEC_AC: A and C are read and written as float4s, which needs M % 4 == 0 (so every column starts 16-byte
+// aligned) and 16-byte aligned base pointers. VEC_B: the same for B, which needs K % 4 == 0. The launcher
+// decides for each matrix on its own, so an odd M (say 4097) costs A's and C's float4s but keeps B's. Without
+// them, a thread still moves the same 4 neighbouring floats, one at a time: the copy into shared memory and
+// everything after it stay the same.
+template <class Cfg, bool VEC_AC, bool VEC_B>
 static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     matmul_2d_tiles(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
                     int K) {
@@ -91,7 +94,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int v = 0; v < A_VECS; ++v) {
             const int e = threadIdx.x + v * THREADS;  // consecutive threads: consecutive float4s down a column
             const int i = row0 + (e % (BM / 4)) * 4, k = k0 + e / (BM / 4);
-            if constexpr (VEC) {
+            if constexpr (VEC_AC) {
                 a_next[v] = (i < M && k < K) ? *reinterpret_cast<const float4*>(A + i + k * M)
                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             } else {
@@ -105,7 +108,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int v = 0; v < B_VECS; ++v) {
             const int e = threadIdx.x + v * THREADS;  // consecutive threads: consecutive float4s along k
             const int k = k0 + (e % (BK / 4)) * 4, j = col0 + e / (BK / 4);
-            if constexpr (VEC) {
+            if constexpr (VEC_B) {
                 b_next[v] = (k < K && j < N) ? *reinterpret_cast<const float4*>(B + k + j * K)
                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             } else {
@@ -189,7 +192,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int n = 0; n < TN; ++n) {
             const int j = col0 + warp_col + (n / 4) * 4 * LANES_N + lane_col + n % 4;
             if (j >= N) continue;
-            if constexpr (VEC) {
+            if constexpr (VEC_AC) {
                 if (i < M)
                     *reinterpret_cast<float4*>(C + i + j * M) =
                         make_float4(acc[4 * g + 0][n], acc[4 * g + 1][n], acc[4 * g + 2][n], acc[4 * g + 3][n]);
@@ -202,9 +205,9 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     }
 }
 
-template <bool VEC>
+template <bool VEC_AC, bool VEC_B>
 static LaunchInfo launch(const float* A, const float* B, float* C, int M, int N, int K) {
-    const auto kernel = matmul_2d_tiles<Config, VEC>;
+    const auto kernel = matmul_2d_tiles<Config, VEC_AC, VEC_B>;
     const unsigned tiles_down = (M - 1) / Config::BM + 1;
     const unsigned tiles_across = (N - 1) / Config::BN + 1;
     const dim3 grid(tiles_down * tiles_across);
@@ -217,6 +220,8 @@ static LaunchInfo launch(const float* A, const float* B, float* C, int M, int N,
 static bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 LaunchInfo matmul_on_device(const float* A, const float* B, float* C, int M, int N, int K) {
-    const bool vec = M % 4 == 0 && K % 4 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
-    return vec ? launch<true>(A, B, C, M, N, K) : launch<false>(A, B, C, M, N, K);
+    const bool vec_ac = M % 4 == 0 && aligned16(A) && aligned16(C);
+    const bool vec_b = K % 4 == 0 && aligned16(B);
+    if (vec_ac) return vec_b ? launch<true, true>(A, B, C, M, N, K) : launch<true, false>(A, B, C, M, N, K);
+    return vec_b ? launch<false, true>(A, B, C, M, N, K) : launch<false, false>(A, B, C, M, N, K);
 }
