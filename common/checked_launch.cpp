@@ -75,4 +75,12 @@ void report_launch_failure(const LaunchOutcome& o, Verdict& verdict) {
     verdict.set_failure(what, hint_for(o));
 }
 
+bool launch_and_record(const std::function<LaunchInfo()>& launch, LaunchInfo& info, Verdict& verdict) {
+    const LaunchOutcome outcome = launch_and_wait(launch);
+    info = outcome.info;
+    if (outcome.ok()) return true;
+    report_launch_failure(outcome, verdict);
+    return false;
+}
+
 }  // namespace workshop

@@ -74,7 +74,7 @@ for m in "${metrics[@]}"; do
         all=$(read_metric "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum")
         own=$(read_metric "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_$op.sum")
         value=$(awk -v r="$raw" -v a="$all" -v o="$own" 'BEGIN { if (r == "" || a == "" || o == "") exit
-            x = o - (a - r); printf "%d", x > 0 ? x : 0 }')
+            x = o - (a - r); printf "%d", (x > 0 ? x : 0) }')
     else
         # ncu picks the duration's unit per value (nsecond, usecond, ...): keep it beside that number.
         value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); u = (m == "gpu__time_duration.sum") ? " " $14 : ""; print $15 u; exit }' "$log")
