@@ -1,5 +1,6 @@
+#!/usr/bin/env bash
 # A student's progress, remembered across sessions. Source it (it defines functions only), or run one of its
-# functions: progress.sh keep_starting_points.
+# functions: progress.sh keep_starting_points, check.sh ... | progress.sh progress_remember.
 #
 # The state lives in .workshop/ at the top of the checkout: beside the lessons, not in build/, so that
 # `make clean` keeps it; git ignores it. progress.tsv holds the latest verdict of every step and track, one
@@ -27,7 +28,7 @@ file_checksum() { cksum <"$1" 2>/dev/null | awk '{ print $1 "-" $2 }'; }
 #   VERDICT step N TRACK: FAIL (<reason>)
 # Anything else is ignored. The verdict is about the student's file as it is now.
 progress_record() {
-    local fields step track
+    local fields
     fields=$(awk '
         $1 == "VERDICT" && $2 == "step" && $3 ~ /^[1-5]$/ && $4 ~ /^(transpose|matmul):$/ {
             track = substr($4, 1, length($4) - 1)
@@ -37,10 +38,23 @@ progress_record() {
             if ($5 ~ /^PASS/) { print $3, track, "PASS - - 0"; exit }
         }' <<<"$1")
     [ -n "$fields" ] || return 0
-    read -r step track _ <<<"$fields"
-    local sum
-    sum=$(file_checksum "$PROGRESS_TOP/step$step/$track.cu")
-    _progress_replace "$step" "$track" "$(tr ' ' '\t' <<<"$fields")"$'\t'"$sum"$'\t'"$(date '+%Y-%m-%d %H:%M')"
+    progress_save $fields
+}
+
+# progress_save STEP TRACK PASS|FAIL RATE UNIT PCT: remembers one result (RATE "-" and PCT 0 when no kernel
+# ran), about the step file as it is now.
+progress_save() {
+    _progress_replace "$1" "$2" "$(printf '%s\t' "$@")$(file_checksum "$PROGRESS_TOP/step$1/$2.cu")"$'\t'"$(date '+%Y-%m-%d %H:%M')"
+}
+
+# progress_remember: passes make check's output through as it comes, and remembers the verdict lines in it.
+progress_remember() {
+    local line
+    while IFS= read -r line || [ -n "$line" ]; do
+        printf '%s\n' "$line"
+        [[ $line == VERDICT* ]] && progress_record "$line"
+    done
+    return 0
 }
 
 # progress_forget STEP TRACK: the step no longer counts (after a reset).

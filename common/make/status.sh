@@ -1,15 +1,37 @@
 #!/usr/bin/env bash
 # make status: where a student stands. For every step and track: does the student's file build, does it pass
 # the shape battery, and how fast is it next to that step's solution; and the verdict make check last gave
-# (progress.sh remembers it). The first step not done is marked with what to do next, as make watch starts there.
+# (progress.sh remembers it, and what this measures). The first step not done is marked with what to do next:
+# make watch starts there.
 #   status.sh BUILD_DIR [--recorded]      (--recorded: builds and runs nothing; the remembered verdicts only)
 set -u
 build=$1 mode=${2:-live}
 bin="$build/bin"
-bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/dev/null || true)
+# Emphasis only on a terminal: `make status > file` writes plain text.
+bold="" normal=""
+if [ -t 1 ]; then bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/dev/null || true); fi
 
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/class.sh"
 source "$(dirname "$0")/progress.sh"
+
+# build_step BUILD TARGET: builds TARGET, printing the compiler's messages when it fails. In the launcher's job
+# (WORKSHOP_STATUS_BUILT set) it builds nothing: it reports what the build on the login node found.
+build_step() {
+    local failed="$1/status/$2.log"
+    if [ -z "${WORKSHOP_STATUS_BUILT:-}" ]; then
+        mkdir -p "$1/status"
+        if cmake --build "$1" --target "$2" >"$failed" 2>&1; then rm -f "$failed"; fi
+    fi
+    [ ! -e "$failed" ] || { cat "$failed"; return 1; }
+}
+# On a cluster every figure comes from one job, so one GPU: the builds happen here (the login node), then this
+# script runs again through the launcher and reads their outcomes.
+if [ "$mode" != --recorded ] && [ -n "$(workshop_setting WORKSHOP_LAUNCHER)" ]; then
+    for target in step{1..5}_{transpose,matmul}; do build_step "$build" "$target" >/dev/null; done
+    WORKSHOP_STATUS_BUILT=yes launch "$0" "$@"
+    exit
+fi
 
 if [ "$mode" = --recorded ]; then
     gpu=no
@@ -20,21 +42,21 @@ else
     gpu=yes
 fi
 
-# row STEP TRACK BUILDS CORRECT SPEED RATIO VERDICT: one line of the table, without the measured columns when
+# row STEP TRACK BUILDS CORRECT SPEED RATIO VERDICT: one line of the table; only the remembered verdict when
 # nothing was measured.
 row() {
     if [ "$mode" = --recorded ]; then printf '%-6s %-10s %s' "$1" "$2" "$7"
     else printf '%-6s %-10s %-8s %-8s %-14s %-14s %s' "$@"; fi
 }
 row step track builds correct speed "of solution" "last make check"; echo
-next=""
+next="" rows=""
 for step in 1 2 3 4 5; do
     for track in transpose matmul; do
         size=$([ "$track" = transpose ] && echo "--size 4096" || echo "--size 2048")
         unit=$([ "$track" = transpose ] && echo GB/s || echo GFLOP/s)
-        builds=yes correct=- speed=- ratio=- problem=""
+        builds=yes correct=- speed=- ratio=- problem="" mine="" solution="" marked=""
         if [ "$mode" = --recorded ]; then builds=-
-        elif ! err=$(cmake --build "$build" --target "step${step}_${track}" 2>&1); then
+        elif ! err=$(build_step "$build" "step${step}_${track}"); then
             builds=NO
             problem="fix the compile error: $(grep -m1 -E 'error' <<<"$err")"
         elif [ $gpu = yes ]; then
@@ -51,17 +73,22 @@ for step in 1 2 3 4 5; do
                 [ -z "$problem" ] && problem="write the first kernel: the TODOs in step${step}/${track}.cu"
             fi
         fi
-        state=$(progress_state "$step" "$track")
+        # What was measured here is a verdict too: make watch and the next make status start from it.
+        [ $correct != - ] && progress_save "$step" "$track" "$correct" "$([ -n "$mine" ] && printf '%.0f' "$mine" || echo -)" "$unit" \
+            "$([ -n "$mine" ] && awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f", 100 * m / s }' || echo 0)"
         [ -z "$problem" ] && problem=$(progress_advice "$step" "$track")
         line=$(row "$step" "$track" "$builds" "$correct" "$speed" "$ratio" "$(progress_summary "$step" "$track")")
-        if [ -z "$next" ] && [ "$state" != done ]; then
+        if [ -z "$next" ] && [ -n "$problem" ]; then
             next="step $step ($track): $problem; then cd step$step && make check (the lesson: step$step/README.md)"
+            marked=next
             echo "${bold}${line}   <- next${normal}"
         else
             echo "$line"
         fi
+        rows+="$step,$track,$builds,$correct,$mine,$solution,$marked"$'\n'
     done
 done
 echo
 if [ -n "$next" ]; then echo "next: $next"
-else echo "every step is done: each passed make check close to its solution."; fi
+else echo "every step is done: each passed its checks close to its solution."; fi
+[ "$mode" = --recorded ] || class_save "$rows" "$gpu"

@@ -4,7 +4,7 @@
 #   make run        run them at the default size: correct or not, speed, the device's limits beside
 #   make check      the whole shape battery, then your speed next to this step's solution and the last step's
 #   make solution   build and run this step's solution
-#   make sanitize   compute-sanitizer memcheck, racecheck and synccheck on your code at a small size
+#   make sanitize   compute-sanitizer's memcheck, racecheck and synccheck on your code at a small size
 #   make profile    Nsight Compute counters of your kernel, under the names the lesson uses
 #   make watch      the session: every save rebuilds and checks; keys for hints, profile, reset (see README)
 #   make clean      remove this step's programs
@@ -25,6 +25,11 @@ MINE := $(foreach t,$(TRACK),step$(STEP)_$(t))
 SOLUTION := $(foreach t,$(TRACK),solution$(STEP)_$(t))
 EARLIER := $(if $(filter-out 0,$(PREVIOUS)),$(foreach t,$(TRACK),solution$(PREVIOUS)_$(t)))
 MAKE_DIR := $(TOP)/common/make
+# Builds print nothing unless they fail, and then only the compiler's messages, at the student's file:line.
+BUILD = @JOBS=$(JOBS) $(MAKE_DIR)/quiet_build.sh $(BUILD_DIR)
+# Runs a shell loop that runs GPU programs as one job of the room's launcher (WORKSHOP_LAUNCHER, e.g. srun), so
+# every figure of one command comes from the same GPU; without a launcher, right here. Builds stay outside it.
+ON_GPU = @$(MAKE_DIR)/launch.sh bash -c
 
 .PHONY: all build run check solution sanitize profile clean configure watch
 
@@ -32,29 +37,30 @@ all: build
 
 # Configuring is the top-level Makefile's job: one build folder and one set of options for every step.
 $(BUILD_DIR)/CMakeCache.txt:
-	@$(MAKE) -C $(TOP) configure BUILD_DIR=$(BUILD_DIR) CUDA_ARCH=$(CUDA_ARCH)
+	@$(MAKE) -C $(TOP) configure BUILD_DIR=$(BUILD_DIR) CUDA_ARCH=$(CUDA_ARCH) QUIET=1
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 
 build: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(MINE)
+	$(BUILD) $(MINE)
 
 run: build
-	@for p in $(MINE); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done
+	$(ON_GPU) 'for p in $(MINE); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done'
 
 check: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(MINE) $(SOLUTION) $(EARLIER)
-	@status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) || status=1; echo; done; exit $$status
+	$(BUILD) $(MINE) $(SOLUTION) $(EARLIER)
+	$(ON_GPU) 'set -o pipefail; status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) | \
+	  $(MAKE_DIR)/progress.sh progress_remember || status=$$?; echo; done; exit $$status'
 
 solution: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(SOLUTION)
-	@for p in $(SOLUTION); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done
+	$(BUILD) $(SOLUTION)
+	$(ON_GPU) 'for p in $(SOLUTION); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done'
 
 sanitize: build
-	@status=0; for t in $(TRACK); do $(MAKE_DIR)/sanitize.sh $(BIN)/step$(STEP)_$$t $$t || status=1; done; exit $$status
+	$(ON_GPU) 'status=0; for p in $(MINE); do $(BIN)/$$p --sanitize || status=$$?; echo; done; exit $$status'
 
 profile: build
-	@for t in $(TRACK); do $(MAKE_DIR)/profile.sh $(BIN)/step$(STEP)_$$t $$t $(ARGS) || exit $$?; done
+	$(ON_GPU) 'for t in $(TRACK); do $(MAKE_DIR)/profile.sh $(BIN)/step$(STEP)_$$t $$t $(ARGS) || exit $$?; done'
 
 watch: configure
 	@$(MAKE_DIR)/watch.sh $(BUILD_DIR) $(STEP) "$(TRACK)"

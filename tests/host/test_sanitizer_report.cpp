@@ -1,0 +1,94 @@
+// compute-sanitizer's reports, as it printed them on the H100 (CUDA 13.0) for buggy step files of the student
+// bug suite (tests/host/sanitizer_logs/, long runs of identical reports cut), read into findings and the phrases
+// the verdict uses.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sanitizer_report.hpp"
+
+using namespace workshop;
+
+namespace {
+
+std::string log_file(const std::string& name) {
+    std::ifstream in(std::string(WORKSHOP_SANITIZER_LOGS) + "/" + name);
+    EXPECT_TRUE(in.good()) << name;
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+TEST(SanitizerReport, ARaceNamesBothLines) {
+    const auto findings = parse_sanitizer_output("racecheck", log_file("racecheck_missing_barrier.txt"));
+    ASSERT_FALSE(findings.empty());
+    const SanitizerFinding& f = findings.front();
+    EXPECT_EQ(f.sentence(), "race: transpose.cu:28 writes and transpose.cu:30 reads the same shared memory with no "
+                            "barrier between");
+}
+
+TEST(SanitizerReport, EveryRaceRecordCountsWarningsToo) {
+    const auto findings = parse_sanitizer_output("racecheck", log_file("racecheck_two_reads.txt"));
+    ASSERT_EQ(findings.size(), 2u);
+    EXPECT_EQ(findings[0].location, "matmul.cu:39");
+    EXPECT_EQ(findings[0].other_location, "matmul.cu:46");
+    EXPECT_EQ(findings[1].location, "matmul.cu:40");
+}
+
+TEST(SanitizerReport, AnOutOfBoundsReadNamesItsLineAndDistance) {
+    const auto findings = parse_sanitizer_output("memcheck", log_file("memcheck_read_past_end.txt"));
+    ASSERT_FALSE(findings.empty());
+    const SanitizerFinding& f = findings.front();
+    EXPECT_EQ(f.access, "read");
+    EXPECT_EQ(f.size_bytes, 4);
+    EXPECT_EQ(f.location, "transpose.cu:28");
+    EXPECT_EQ(f.sentence(), "out of bounds: transpose.cu:28 reads 4 bytes, 1 bytes after the nearest allocation");
+}
+
+TEST(SanitizerReport, EachPlaceIsReportedOnce) {
+    const auto findings = parse_sanitizer_output("memcheck", log_file("memcheck_read_past_end.txt"));
+    for (size_t i = 0; i < findings.size(); ++i)
+        for (size_t j = i + 1; j < findings.size(); ++j)
+            EXPECT_FALSE(findings[i].headline == findings[j].headline && findings[i].location == findings[j].location);
+}
+
+TEST(SanitizerReport, ACleanRunHasNoFindings) {
+    EXPECT_TRUE(parse_sanitizer_output("memcheck", log_file("memcheck_clean.txt")).empty());
+    EXPECT_TRUE(parse_sanitizer_output("racecheck", log_file("racecheck_clean.txt")).empty());
+}
+
+TEST(SanitizerReport, OlderToolsPutTheKernelAfterTheLine) {
+    // Written by hand in the format of earlier compute-sanitizer releases: path, line, then the kernel.
+    const std::string text =
+        "========= Invalid __global__ write of size 4 bytes\n"
+        "=========     at 0x000002d0 in /home/s/work/step2/transpose.cu:22:transpose_element_per_thread(float const *, float *, int, int)\n"
+        "=========     by thread (3,0,0) in block (1,0,0)\n"
+        "=========     Address 0x7f3a is out of bounds\n"
+        "=========     and is 12 bytes after the nearest allocation at 0x7f00 of size 1200 bytes\n";
+    const auto findings = parse_sanitizer_output("memcheck", text);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].location, "step2/transpose.cu:22");
+    EXPECT_EQ(findings[0].access, "write");
+    EXPECT_EQ(findings[0].sentence(), "out of bounds: step2/transpose.cu:22 writes 4 bytes, 12 bytes after the nearest allocation");
+}
+
+TEST(SanitizerReport, AMisalignedVectorAccess) {
+    const auto findings = parse_sanitizer_output("memcheck", log_file("memcheck_misaligned.txt"));
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].sentence(), "misaligned: matmul.cu:96 reads 16 bytes at an address that is not a multiple of 16");
+}
+
+TEST(SanitizerReport, AFailedCallIsNotABadAccess) {
+    // Written by hand in the tool's format: a launch the driver refused.
+    const std::string text =
+        "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to "
+        "cudaLaunchKernel.\n";
+    const auto findings = parse_sanitizer_output("memcheck", text);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_TRUE(findings[0].is_api_error());
+    EXPECT_EQ(findings[0].sentence(), "memcheck: cudaLaunchKernel failed with cudaErrorInvalidValue");
+}
