@@ -8,9 +8,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
 step_rate() { "$@" --csv --no-references --no-host | awk -F, '$3 == "step" { print $10 }'; }
 
 # no_device_line PROGRAM: prints the program's one line saying there is no CUDA device, and succeeds, when
-# there is none; prints nothing and fails when there is one.
+# there is none; prints nothing and fails when there is one. (no_device_line launch PROGRAM: where it runs.)
 no_device_line() {
     local probe
-    ! probe=$("$1" --size 1 --reps 1 --warmup 0 --no-references --no-host 2>&1) && grep -m1 "no CUDA device" <<<"$probe"
+    ! probe=$("$@" --size 1 --reps 1 --warmup 0 --no-references --no-host 2>&1) && grep -m1 "no CUDA device" <<<"$probe"
 }
 

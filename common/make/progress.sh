@@ -135,13 +135,15 @@ progress_done_count() {
     echo "$n"
 }
 
+# in_git_checkout: whether the workshop is a git checkout of its own (not merely a folder inside another one).
+in_git_checkout() { [ "$(git -C "$PROGRESS_TOP" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$PROGRESS_TOP" && pwd -P)" ]; }
+
 # starting_point STEP TRACK: prints the step file as the lesson ships it. In a git checkout that is the
 # committed version (if you commit your own work, your last commit); elsewhere the copy kept in
 # .workshop/start/ by keep_starting_points. Fails, saying why, when neither exists.
 starting_point() {
     local rel="step$1/$2.cu"
-    if git -C "$PROGRESS_TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
-        git -C "$PROGRESS_TOP" cat-file -e "HEAD:$rel" 2>/dev/null; then
+    if in_git_checkout && git -C "$PROGRESS_TOP" cat-file -e "HEAD:$rel" 2>/dev/null; then
         git -C "$PROGRESS_TOP" show "HEAD:$rel"
     elif [ -f "$PROGRESS_DIR/start/$rel" ]; then
         cat "$PROGRESS_DIR/start/$rel"
@@ -153,7 +155,7 @@ starting_point() {
 
 # keep_starting_points: outside git, keeps a copy of every step file that has none yet (never overwrites).
 keep_starting_points() {
-    git -C "$PROGRESS_TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1 && return 0
+    in_git_checkout && return 0
     local step track
     for step in $PROGRESS_STEPS; do
         for track in $PROGRESS_TRACKS; do

@@ -9,6 +9,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 source "$here/progress.sh"
+source "$here/lib.sh"
 
 usage="usage: watch.sh BUILD_DIR [STEP 1-5] [TRACKS: transpose and/or matmul]"
 build=$(cd "${1:-}" 2>/dev/null && pwd) || { echo "error: no build folder '${1:-}' (run make first); $usage" >&2; exit 2; }
@@ -44,9 +45,10 @@ run=0           # checks started so far: the screen numbers them, so a new resul
 outcome=""      # the last check: compiling, build_error, no_gpu, done, slow, failed, broken
 result=""       # what that check printed, as shown
 panel=""        # what the last key asked for (a hint, the list, a profile, ...)
-gpu=unknown     # learnt from the first check: "no" after it said there is no CUDA device
+gpu=unknown     # whether there is a GPU to check on: probe_gpu asks once
 gpu_said=no
-declare -A hints_shown limits
+no_gpu_said=""  # the program's line saying so
+declare -A hints_shown limits solutions_built
 
 file() { echo "step$step/$track.cu"; }
 hints_file() { echo "$top/step$step/hints/$track.md"; }
@@ -63,72 +65,57 @@ hint_text() {
         n == want { print }' "$1" | cat -s
 }
 
-# compile_errors BUILD_LOG: the compiler's complaints, each as file:line (relative to the top) with the lines
-# the compiler adds under it (the source line and a caret); the build's own chatter is left out.
-compile_errors() {
-    awk -v top="$top/" '
-        function rel(p) { if (index(p, top) == 1) p = substr(p, length(top) + 1); return p }
-        match($0, /^[^ (]+\([0-9]+\): (error|warning|catastrophic error)/) {
-            split($0, a, "("); line = a[2]; sub(/\).*/, "", line); rest = substr($0, index($0, "): ") + 3)
-            print rel(a[1]) ":" line ": " rest; keep = 1; found = 1; next }
-        match($0, /^[^ :]+:[0-9]+(:[0-9]+)?: (fatal error|error|warning)/) { print rel($0); keep = 1; found = 1; next }
-        /errors? detected in the compilation of/ { i = index($0, top); if (i) $0 = substr($0, 1, i - 1) substr($0, i + length(top))
-                                                   print; keep = 0; found = 1; next }
-        /undefined reference|multiple definition|ld returned/ { print; found = 1; next }
-        /^(\[|g?make)/ || /^$/ { keep = 0 }
-        keep && !/^Remark/ { print }
-        END { if (!found) exit 1 }' <<<"$1" || tail -n 15 <<<"$1"
-}
-
 # The device's limit for this track, as "name<TAB>value" (the theoretical DRAM bandwidth or the FP32 peak,
 # from the program's own table), asked once per session.
 device_limit() {
     [ -n "${limits[$track]+set}" ] ||
-        limits[$track]=$("$build/bin/solution${step}_${track}" --size 64 --reps 1 --warmup 0 --no-host --csv 2>/dev/null |
+        limits[$track]=$(launch "$build/bin/solution${step}_${track}" --size 64 --reps 1 --warmup 0 --no-host --csv 2>/dev/null |
             awk -F, '$3 == "limit" { printf "%s\t%.0f", $2, $10; exit }')
     echo "${limits[$track]}"
 }
 
 seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 
-# Lines of the build's own chatter and make's epilogue, which the screen leaves out.
-chatter='^\[ *[0-9]+%\]|^g?make(\[[0-9]+\])?: '
 # Output of a long command: kept for the next redraw, and on screen as it comes (interactive only).
 live() {
     local line
     while IFS= read -r line; do
         printf '%s\n' "$line"
-        [ $interactive = yes ] && ! [[ $line =~ $chatter ]] && printf '%s\n' "$line" >/dev/tty
+        [ $interactive = yes ] && printf '%s\n' "$line" >/dev/tty
     done
 }
 
-# Builds the current step's program alone, then runs its check (the step Makefile's, so the room's settings
-# apply), and remembers the verdict.
+# Whether there is a GPU to check on, asked once of the step's program (through the room's launcher, as the
+# checks run): "no" also keeps the solutions from being built for checks that cannot run.
+probe_gpu() {
+    [ $gpu = unknown ] || return 0
+    if no_gpu_said=$(no_device_line launch "$build/bin/step${step}_${track}"); then gpu=no; else gpu=yes; fi
+}
+
+# Builds the current step's program alone (compile errors as file:line), then runs its check as make check
+# does, and remembers the verdict. The solutions it is timed against are built on the first check of a step.
 check_current() {
     run=$((run + 1)) outcome=compiling result="" took=""
     [ $interactive = yes ] && draw
-    local log verdict started=$EPOCHREALTIME
-    if ! log=$(cmake --build "$build" --target "step${step}_${track}" 2>&1); then
-        outcome=build_error result=$(compile_errors "$log")
-        return
-    fi
+    local started=$EPOCHREALTIME
+    if ! result=$("$here/quiet_build.sh" "$build" "step${step}_${track}" 2>&1); then outcome=build_error; return; fi
     took="build $(seconds_since "$started") s"
+    probe_gpu
     if [ $gpu = no ]; then outcome=no_gpu; return; fi
     outcome=checking started=$EPOCHREALTIME
     [ $interactive = yes ] && draw
-    log=$(make --no-print-directory -C "$top/step$step" check TRACK="$track" BUILD_DIR="$build" 2>&1 | live)
-    took+=", check $(seconds_since "$started") s"
-    verdict=$(grep '^VERDICT' <<<"$log" | tail -n 1)
-    # No verdict, and the check says why: there is no GPU (check.sh exits 3; make check turns that into 1).
-    if [ -z "$verdict" ] && grep -q "no CUDA device" <<<"$log"; then
-        gpu=no outcome=no_gpu result=$(grep -m1 "no CUDA device" <<<"$log")
-        return
+    local targets=("solution${step}_${track}")
+    [ "$step" -gt 1 ] && targets+=("solution$((step - 1))_${track}")
+    if [ -z "${solutions_built[$step.$track]:-}" ]; then
+        result=$("$here/quiet_build.sh" "$build" "${targets[@]}" 2>&1) || { outcome=broken; return; }
+        solutions_built[$step.$track]=yes
     fi
-    gpu=yes result=$(grep -vE "$chatter" <<<"$log")
-    if [ -z "$verdict" ]; then outcome=broken; return; fi
-    progress_record "$verdict"
-    case $(progress_state "$step" "$track") in
-        done) outcome=done ;; slow) outcome=slow ;; *) outcome=failed ;;
+    result=$(launch "$here/check.sh" "$build/bin" "$step" "$track" 2>&1 | progress_remember | live)
+    took+=", check $(seconds_since "$started") s"
+    case $(grep '^VERDICT' <<<"$result" | tail -n 1 | cut -d' ' -f5) in
+        "") outcome=broken ;;
+        FAIL) outcome=failed ;;
+        *) [ "$(progress_state "$step" "$track")" = done ] && outcome=done || outcome=slow ;;
     esac
 }
 
@@ -145,10 +132,10 @@ draw() {
         no_gpu)
             echo "$(file) builds."
             if [ $gpu_said = no ]; then
-                printf '%schecks need a GPU%s, and there is none here (%s).\n' "$yellow" "$normal" "${result:-no CUDA device}"
+                printf '%schecks need a GPU%s, and there is none here (%s).\n' "$yellow" "$normal" "$no_gpu_said"
                 echo "Compile errors, hints (h), the list (l) and reset (r) still work."
                 gpu_said=yes
-            fi ;;
+            else echo "(no GPU here, so no check: make check where there is one)"; fi ;;
         *) sed -E "s/^(VERDICT .*PASS.*)/$green\1$normal/; s/^(VERDICT .*FAIL.*)/$red\1$normal/" <<<"$result"
            [ "$outcome" = done ] || [ "$outcome" = slow ] && speed_line ;;
     esac
@@ -284,7 +271,7 @@ cleanup() {
     echo
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT TERM HUP
 stty -echo -icanon
 start_watcher
 check_current

@@ -4,7 +4,7 @@
 # watch_tree SOURCE TREE [CUDA_ARCH]: makes TREE a copy of the checkout SOURCE (its files without the git
 # history, as a tarball would have them) with a build of its own in TREE/build, and a clean slate: SOURCE's
 # step files, no progress, no kept starting points, no backups. Run again, it copies and rebuilds only what
-# changed. Builds step 3's transpose and the solutions its check compares with.
+# changed. Builds step 3's transpose (make watch builds the solutions when it has a GPU to check on).
 watch_tree() {
     local src=$1 tree=$2 arch=${3:-} f
     mkdir -p "$tree" && rm -rf "$tree/.workshop" "$tree"/step[1-5]/*.cu.bak-* || return 1
@@ -22,7 +22,7 @@ watch_tree() {
             { echo "error: configuring the copy in $tree failed; see $log" >&2; return 1; }
     fi
     cmake --build "$tree/build" -j "$(nproc 2>/dev/null || echo 2)" \
-        --target step3_transpose solution3_transpose solution2_transpose >>"$log" 2>&1 ||
+        --target step3_transpose >>"$log" 2>&1 ||
         { echo "error: building the copy in $tree failed; see $log" >&2; return 1; }
 }
 
@@ -34,14 +34,24 @@ cuda_arch_of() { sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$1/CMakeCache.
 drive_start() {
     command -v tmux >/dev/null 2>&1 ||
         { echo "error: tmux is not installed (it drives make watch in a real terminal): apt-get install tmux" >&2; return 1; }
-    drive_socket="workshop-watch-$$"
-    tmux -L "$drive_socket" -f /dev/null new-session -d -x 200 -y 60 -c "$1" \
-        "$2; echo \"watch exited: \$?\"; echo \"terminal: \$(stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)' | paste -sd' ')\"; sleep 600"
+    drive_socket=$(mktemp -d)/tmux  # a private server, removed with its folder by drive_stop
+    tmux -S "$drive_socket" -f /dev/null new-session -d -x 200 -y 60 -c "$1" \
+        "$2; echo \"watch exited: \$?\"; echo \"terminal: \$(stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)' | paste -sd' ')\"; sleep 600" ||
+        return 1
+    # Should this script be killed before drive_stop (a test's time-out), the terminal goes with it.
+    ( while kill -0 $$ 2>/dev/null; do sleep 1; done; tmux -S "$drive_socket" kill-server; rm -rf "${drive_socket%/tmux}" ) </dev/null >/dev/null 2>&1 &
+    drive_watchdog=$!
 }
 
-drive_screen() { tmux -L "$drive_socket" capture-pane -p -J; }
-drive_keys() { tmux -L "$drive_socket" send-keys "$@"; }
-drive_stop() { [ -n "${drive_socket:-}" ] && tmux -L "$drive_socket" kill-server 2>/dev/null; true; }
+drive_screen() { tmux -S "$drive_socket" capture-pane -p -J; }
+drive_keys() { tmux -S "$drive_socket" send-keys "$@"; }
+drive_stop() {
+    [ -n "${drive_socket:-}" ] && { tmux -S "$drive_socket" kill-server 2>/dev/null; rm -rf "${drive_socket%/tmux}"; }
+    drive_socket=""
+    [ -n "${drive_watchdog:-}" ] && kill "$drive_watchdog" 2>/dev/null
+    drive_watchdog=""
+    true
+}
 
 # drive_wait SECONDS TEXT...: waits until the screen shows every TEXT (fixed strings); drive_wait_any: until it
 # shows one of them. On time-out, says what was missing, prints the screen and fails.

@@ -14,7 +14,7 @@ source "$here/lib.sh"
 tree="$build/watch_test/tree"
 echo "preparing a copy of the checkout in $tree ..."
 watch_tree "$top" "$tree" "$(cuda_arch_of "$build")" || exit 1
-exit_without_device "$tree/build/bin/step3_transpose"
+if no_device_line "$tree/build/bin/step3_transpose"; then exit 3; fi  # skipped: no GPU
 step_file="$tree/step3/transpose.cu"
 original=$(mktemp)
 cp "$step_file" "$original"

@@ -9,7 +9,7 @@ tree=$1 screens=${2:-${WATCH_SCREENS:-/dev/null}}
 source "$tree/common/make/watch_drive.sh"
 source "$tree/common/make/lib.sh"
 source "$tree/common/make/progress.sh"
-exit_without_device "$tree/build/bin/step3_transpose"
+if no_device_line "$tree/build/bin/step3_transpose"; then exit 3; fi  # skipped: no GPU
 
 step_file="$tree/step3/transpose.cu"
 solution="$tree/solutions/step3/transpose.cu"

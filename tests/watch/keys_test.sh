@@ -73,7 +73,11 @@ echo "l listed the steps"
 drive_keys q
 drive_wait 10 "watch exited: 0" "terminal: icanon echo" || fail "q did not end the session cleanly"
 drive_stop
-echo "q ended the session with status 0 and gave the terminal back"
+# The file watcher (inotifywait on the copy's step folders) went with the session.
+sleep 0.2
+left=$(pgrep -af "inotifywait.*$tree/step" || true)
+[ -z "$left" ] || fail "processes left behind after q: $left"
+echo "q ended the session with status 0, gave the terminal back and left no watcher behind"
 
 echo "-- without a terminal: one screen, then exit"
 break_the_file
