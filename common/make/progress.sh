@@ -85,7 +85,7 @@ progress_state() {
     IFS=$'\t' read -r _ _ verdict _ _ pct sum _ <<<"$row"
     if [ "$sum" != "$(file_checksum "$PROGRESS_TOP/step$1/$2.cu")" ]; then echo edited
     elif [ "$verdict" = FAIL ]; then echo failed
-    elif awk -v p="$pct" -v d="$PROGRESS_DONE_PCT" 'BEGIN { exit !(p + 0 >= d) }'; then echo done
+    elif awk -v p="$pct" -v d="$PROGRESS_DONE_PCT" 'BEGIN { exit !(p + 0 >= d) }'; then echo "done"
     else echo slow; fi
 }
 
@@ -119,7 +119,7 @@ progress_next() {
     local step track
     for step in $PROGRESS_STEPS; do
         for track in ${1:-$PROGRESS_TRACKS}; do
-            [ "$(progress_state "$step" "$track")" = done ] || { echo "$step $track"; return; }
+            [ "$(progress_state "$step" "$track")" = "done" ] || { echo "$step $track"; return; }
         done
     done
 }
@@ -129,7 +129,7 @@ progress_done_count() {
     local step track n=0
     for step in $PROGRESS_STEPS; do
         for track in $PROGRESS_TRACKS; do
-            [ "$(progress_state "$step" "$track")" = done ] && n=$((n + 1))
+            [ "$(progress_state "$step" "$track")" = "done" ] && n=$((n + 1))
         done
     done
     echo "$n"

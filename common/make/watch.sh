@@ -36,7 +36,7 @@ if [ -z "$step" ]; then
     [ -n "$step" ] || { step=5; track=${tracks%% *}; }
 else
     track=${tracks%% *}
-    for t in $tracks; do [ "$(progress_state "$step" "$t")" != done ] && { track=$t; break; }; done
+    for t in $tracks; do [ "$(progress_state "$step" "$t")" != "done" ] && { track=$t; break; }; done
 fi
 keep_starting_points
 
@@ -115,7 +115,7 @@ check_current() {
     case $(grep '^VERDICT' <<<"$result" | tail -n 1 | cut -d' ' -f5) in
         "") outcome=broken ;;
         FAIL) outcome=failed ;;
-        *) [ "$(progress_state "$step" "$track")" = done ] && outcome=done || outcome=slow ;;
+        *) [ "$(progress_state "$step" "$track")" = "done" ] && outcome=done || outcome=slow ;;
     esac
 }
 
@@ -137,7 +137,7 @@ draw() {
                 gpu_said=yes
             else echo "(no GPU here, so no check: make check where there is one)"; fi ;;
         *) sed -E "s/^(VERDICT .*PASS.*)/$green\1$normal/; s/^(VERDICT .*FAIL.*)/$red\1$normal/" <<<"$result"
-           [ "$outcome" = done ] || [ "$outcome" = slow ] && speed_line ;;
+           [ "$outcome" = "done" ] || [ "$outcome" = slow ] && speed_line ;;
     esac
     [ -n "$took" ] && echo "($took)"
     [ -n "$panel" ] && { echo "------------------------------------------------------------------------------------------------"; echo "$panel"; }
@@ -187,7 +187,8 @@ show_hint() {
 
 # r: the step file back to its starting point; the student's version stays beside it as a backup.
 reset_current() {
-    local path="$top/$(file)" fresh backup
+    local path fresh backup
+    path="$top/$(file)"
     fresh=$(mktemp) || return
     if ! starting_point "$step" "$track" >"$fresh" 2>"$fresh.err"; then panel="reset: $(cat "$fresh.err")"
     elif cmp -s "$fresh" "$path"; then panel="reset: $(file) is already at its starting point"; progress_forget "$step" "$track"
@@ -243,16 +244,16 @@ poll_files() {
 start_watcher() {
     events_dir=$(mktemp -d) && mkfifo "$events_dir/events" && exec {events}<>"$events_dir/events" || exit 1
     if [ "${WATCH_POLL:-}" != 1 ] && command -v inotifywait >/dev/null 2>&1; then
-        inotifywait -m -q -e close_write -e moved_to --format '%w%f' "$top"/step[1-5]/ >&"$events" 2>/dev/null &
+        inotifywait -m -q -e close_write -e moved_to --format '%w%f' "$top"/step[1-5]/ 1>&"$events" 2>/dev/null &
     else
-        poll_files >&"$events" &
+        poll_files 1>&"$events" &
     fi
     watcher=$!
 }
 # The step files saved since the last look, each once, after the writes have settled for a moment.
 saved_files() {
     local path
-    while IFS= read -r -t 0.1 -u "$events" path; do
+    while IFS= read -r -t 0.05 -u "$events" path; do
         [[ $path =~ /step[1-5]/(transpose|matmul)\.cu$ ]] && echo "$path"
     done | awk '!seen[$0]++'
 }
@@ -277,7 +278,7 @@ start_watcher
 check_current
 draw
 while :; do
-    if IFS= read -rsn1 -t 0.2 key; then on_key "$key"
+    if IFS= read -rsn1 -t 0.1 key; then on_key "$key"
     elif [ $? -le 128 ]; then exit 0; fi  # the terminal went away
     mapfile -t saved < <(saved_files)
     for path in "${saved[@]}"; do
