@@ -23,8 +23,11 @@ setup:
 $(BUILD_DIR)/CMakeCache.txt:
 	@$(MAKE) configure
 
+# QUIET=1 (the step Makefiles set it) keeps CMake's report in $(BUILD_DIR)/configure.log unless it fails.
 configure: setup
-	cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS)
+	@mkdir -p $(BUILD_DIR)
+	@if [ -n "$(QUIET)" ]; then cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS) >$(BUILD_DIR)/configure.log 2>&1 || \
+	  { cat $(BUILD_DIR)/configure.log; exit 1; }; else cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS); fi
 
 build: $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)

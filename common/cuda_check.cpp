@@ -21,4 +21,24 @@ void fail_out_of_memory(size_t bytes_asked) {
     std::exit(kExitOutOfMemory);
 }
 
+namespace {
+thread_local LaunchFailureCapture* active_capture = nullptr;
+}
+
+LaunchFailureCapture::LaunchFailureCapture() : outer_(active_capture) { active_capture = this; }
+LaunchFailureCapture::~LaunchFailureCapture() { active_capture = outer_; }
+
+void LaunchFailureCapture::record(cudaError_t error, const char* file, int line) {
+    if (error_ != cudaSuccess) return;
+    error_ = error;
+    file_ = file;
+    line_ = line;
+}
+
+void check_launch(cudaError_t error, const char* file, int line) {
+    if (error == cudaSuccess) return;
+    if (active_capture) return active_capture->record(error, file, line);
+    fail_cuda_call(error, "kernel launch", file, line);
+}
+
 }  // namespace workshop

@@ -1,5 +1,6 @@
 #include <vector>
 
+#include "checked_launch.hpp"
 #include "cpu_reference.hpp"
 #include "cublas_reference.hpp"
 #include "device_buffer.cuh"
@@ -35,21 +36,39 @@ Verdict verify_matmul_result(const MatmulInputs& in, const std::vector<float>& C
     return verify_matmul(C.data(), ref.data(), M, N, 2 * tolerance);
 }
 
-CheckResult check_matmul_on_device(int M, int N, int K, uint64_t seed) {
-    const MatmulInputs in(M, N, K, seed);
-    std::vector<float> C(size_t{static_cast<size_t>(M)} * N);
-    DeviceBuffer<float> dA(in.A.size()), dB(in.B.size()), dC(C.size());
-    dA.upload(in.A.data());
-    dB.upload(in.B.data());
-    poison_device(dC.get(), C.size());
+MatmulProblem::MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setup)
+    : M_(M),
+      N_(N),
+      K_(K),
+      in_(M, N, K, seed),
+      d_A_(in_.A.size(), setup.layout_of(0)),
+      d_B_(in_.B.size(), setup.layout_of(1)),
+      d_C_(size_t{static_cast<size_t>(M)} * N, setup.layout_of(2)) {
+    d_A_.upload(in_.A.data());
+    d_B_.upload(in_.B.data());
+}
 
+LaunchInfo MatmulProblem::launch() { return matmul_on_device(d_A_.get(), d_B_.get(), d_C_.get(), M_, N_, K_); }
+
+CheckResult MatmulProblem::run_checked() {
+    d_C_.poison();
     CheckResult result;
-    result.launch = matmul_on_device(dA.get(), dB.get(), dC.get(), M, N, K);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    dC.download(C.data());
-    result.verdict = verify_matmul_result(in, C, M, N, K);
+    const LaunchOutcome outcome = launch_and_wait([&] { return launch(); });
+    result.launch = outcome.info;
+    if (!outcome.ok()) {
+        report_launch_failure(outcome, result.verdict);
+        return result;
+    }
+    std::vector<float> C(d_C_.count());
+    d_C_.download(C.data());
+    result.verdict = verify_matmul_result(in_, C, M_, N_, K_);
+    result.verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
+                                                              d_B_.words_changed_since_upload(in_.B.data()));
     return result;
+}
+
+CheckResult check_matmul_on_device(int M, int N, int K, uint64_t seed, CheckSetup setup) {
+    return MatmulProblem(M, N, K, seed, setup).run_checked();
 }
 
 }  // namespace workshop

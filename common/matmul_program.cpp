@@ -1,6 +1,8 @@
 // The matmul program: links one step file (the student's or a solution) and runs it through the harness.
-//   program            one size (default M = N = K = 4096): checked, timed, next to cuBLAS and the FP32 peak
-//   program --check    the whole shape battery, correctness only
+//   program                one size (default M = N = K = 4096): checked, timed, next to cuBLAS and the FP32 peak
+//   program --check        the verdict: the shape battery (a process per shape) and the memory checks
+//   program --check-shape  one shape, checked (what --check runs in each process)
+//   program --sanitize     memcheck, racecheck and synccheck at a small shape
 #include <vector>
 
 #include "cpu_reference.hpp"
@@ -18,16 +20,23 @@ namespace {
 const std::string kTrack = "matmul";
 const std::string kUnit = "GFLOP/s";
 
-std::string battery_line(const MatmulShape& s, uint64_t seed) {
-    const CheckResult kernel = check_matmul_on_device(s.M, s.N, s.K, seed);
+int check_one_shape(const Options& o) {
+    const CheckResult kernel = check_matmul_on_device(o.M, o.N, o.K, o.seed, {o.misalign, o.guards});
     const bool kernel_pending = kStep == 1 && !kernel.launched_kernel();
+    if (!kernel_pending && !kernel.verdict.ok) return report_shape(kernel.verdict);
 #ifdef WORKSHOP_HOST_API
-    const Verdict round_trip = check_matmul_from_host(s.M, s.N, s.K, seed);
-    if (!round_trip.ok) return "FAIL matmul_from_host: " + round_trip.summary().substr(6);
-    if (kernel_pending) return "PASS matmul_from_host (matmul_on_device launches no kernel yet)";
+    const Verdict round_trip = check_matmul_from_host(o.M, o.N, o.K, o.seed);
+    if (!round_trip.ok) return report_shape(round_trip, "matmul_from_host: ");
+    if (kernel_pending) {
+        fmt::print("PASS matmul_from_host (matmul_on_device launches no kernel yet)\n");
+        return kExitOk;
+    }
 #endif
-    if (kernel_pending) return "SKIP no kernel yet";
-    return kernel.verdict.summary();
+    if (kernel_pending) {
+        fmt::print("SKIP no kernel yet\n");
+        return kExitOk;
+    }
+    return report_shape(kernel.verdict);
 }
 
 // Step 1's lesson beyond the kernel: the CPU baseline, and what the trip to the GPU and back costs.
@@ -77,27 +86,25 @@ void add_reference_rows(const Options& o, const DeviceFacts& dev, const float* A
 int run_one_size(const Options& o, const DeviceFacts& dev) {
     const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
     const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N, c = static_cast<size_t>(o.M) * o.N;
-    require_device_memory((a + b + 2 * c) * sizeof(float) + (64u << 20), "a " + shape + " matmul (A, B, C and a reference C)");
+    const size_t guards = 2 * (GuardedMatrix::guard_words(a) + GuardedMatrix::guard_words(b) + GuardedMatrix::guard_words(c));
+    require_device_memory((a + b + 2 * c + guards) * sizeof(float) + (64u << 20),
+                          "a " + shape + " matmul (A, B, C and a reference C)");
 
-    const MatmulInputs in(o.M, o.N, o.K, o.seed);
-    std::vector<float> C(c);
-    DeviceBuffer<float> dA(a), dB(b), dC(c);
-    dA.upload(in.A.data());
-    dB.upload(in.B.data());
-
-    // The checked run: poisoned output first, so every element must be written by this launch.
-    poison_device(dC.get(), c);
-    const LaunchInfo launch = matmul_on_device(dA.get(), dB.get(), dC.get(), o.M, o.N, o.K);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    dC.download(C.data());
+    // The checked run: poisoned output inside guard zones, so every element must be written by this launch
+    // and nothing around it.
+    MatmulProblem problem(o.M, o.N, o.K, o.seed);
+    const MatmulInputs& in = problem.inputs();
+    const CheckResult checked = problem.run_checked();
+    const LaunchInfo launch = checked.launch;
+    if (!checked.device_usable()) return report_shape(checked.verdict);
     const bool kernel_pending = kStep == 1 && !launch.kernel;
-    Verdict verdict = kernel_pending ? Verdict{} : verify_matmul_result(in, C, o.M, o.N, o.K);
+    Verdict verdict = kernel_pending ? Verdict{} : checked.verdict;
 
     std::vector<ResultRow> rows;
     std::vector<std::string> details;
 #ifdef WORKSHOP_HOST_API
-    fill_nan(C.data(), c);
+    std::vector<float> C(c);
+    fill_poison(C.data(), c);
     matmul_from_host(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K);
     const Verdict round_trip = verify_matmul_result(in, C, o.M, o.N, o.K);
     details.push_back("matmul_from_host (round trip through the GPU): " + round_trip.summary());
@@ -107,7 +114,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (kernel_pending) {
         details.push_back("matmul_on_device launches no kernel yet: write it (the TODOs in step1/matmul.cu)");
     } else {
-        const Timing t = time_on_gpu([&] { matmul_on_device(dA.get(), dB.get(), dC.get(), o.M, o.N, o.K); }, timing_plan(o));
+        const Timing t = time_on_gpu([&] { problem.launch(); }, timing_plan(o));
         ResultRow r = make_row(kTrack, program_label(), "step", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);
         r.status = verdict.ok ? "PASS" : "FAIL";
         rows.push_back(r);
@@ -124,7 +131,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
                                       intensity, balance, limiter_name(likely_limiter(intensity, balance, model.waves.count))));
     }
     if (o.host_rows) add_host_rows(o, dev, in, rows);
-    if (o.references) add_reference_rows(o, dev, dA.get(), dB.get(), dC.get(), rows);
+    if (o.references) add_reference_rows(o, dev, problem.d_A(), problem.d_B(), problem.d_C(), rows);
     set_percentages(rows, "cuBLAS SGEMM FP32", dev.fp32_gflops);
     for (auto& r : rows)  // the tensor cores have their own, far higher peak: a % of the FP32 peak means nothing
         if (r.name == "cuBLAS SGEMM TF32 tensor cores") r.pct_of_peak = -1;
@@ -140,8 +147,8 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Matmul, argc, argv);
     const DeviceFacts dev = require_device();
-    if (o.check)
-        return run_battery(matmul_battery(), "matmul battery",
-                           [&](const MatmulShape& s) { return battery_line(s, o.seed); });
+    if (o.check) return run_battery(battery_request(kTrack, matmul_battery(), matmul_sanitizer_shape(), o));
+    if (o.sanitize) return run_sanitizers(battery_request(kTrack, matmul_battery(), matmul_sanitizer_shape(), o));
+    if (o.check_shape) return check_one_shape(o);
     return run_one_size(o, dev);
 }

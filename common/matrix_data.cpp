@@ -1,6 +1,6 @@
 #include "matrix_data.hpp"
 
-#include <limits>
+#include <cstring>
 
 namespace workshop {
 
@@ -19,9 +19,12 @@ void fill_random(float* data, size_t count, uint64_t seed) {
     for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) data[i] = random_value(seed, static_cast<uint64_t>(i));
 }
 
-void fill_nan(float* data, size_t count) {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (size_t i = 0; i < count; ++i) data[i] = nan;
+bool is_poison(float value) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits == kPoisonBits;
 }
+
+void fill_poison(float* data, size_t count) { std::memset(data, 0xFF, count * sizeof(float)); }
 
 }  // namespace workshop

@@ -92,6 +92,7 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
     std::map<std::string, Setter> valued = {
         {"--reps", int_setter(o.reps, 100000)},
         {"--warmup", int_setter(o.warmup, 1000, 0)},
+        {"--misalign", int_setter(o.misalign, 3, 0)},
         {"--budget", [&](const std::string&, const std::string& t, std::string& e) { return parse_budget(t, o.budget_s, e); }},
         {"--format", [&](const std::string&, const std::string& t, std::string& e) { return parse_format(t, o.format, e); }},
         {"--seed", [&](const std::string& n, const std::string& t, std::string& e) {
@@ -121,6 +122,9 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
     }
     const std::map<std::string, std::function<void()>> flags = {
         {"--check", [&] { o.check = true; }},
+        {"--check-shape", [&] { o.check_shape = true; }},
+        {"--sanitize", [&] { o.sanitize = true; }},
+        {"--no-guards", [&] { o.guards = false; }},
         {"--flush-l2", [&] { o.flush_l2 = true; }},
         {"--no-references", [&] { o.references = false; }},
         {"--no-host", [&] { o.host_rows = false; }},
@@ -167,7 +171,12 @@ std::string usage_text(Track track, const std::string& program) {
         "usage: {} [options]\n"
         "{}"
         "  --size S            square problem of side S\n"
-        "  --check             run the whole shape battery (correctness only) instead of one size\n"
+        "  --check             the verdict: every shape of the battery, each in a process of its own, plus\n"
+        "                      compute-sanitizer's memcheck and racecheck at a small shape (make check)\n"
+        "  --check-shape       one checked run at the size given (no timing): output, guard zones, inputs\n"
+        "  --misalign N        with --check-shape: the matrices start N (0-3) floats past an aligned address\n"
+        "  --no-guards         with --check-shape: no canaries around the matrices (for compute-sanitizer)\n"
+        "  --sanitize          memcheck, racecheck and synccheck at a small shape (make sanitize)\n"
         "  --reps N            timed runs, at most (default 20)\n"
         "  --warmup N          untimed runs first (default 2)\n"
         "  --budget SECONDS    stop timing after this long, never under 3 runs (default 5, 0: no limit)\n"

@@ -19,7 +19,11 @@ struct Options {
     double budget_s = 5.0;    // stop timing early past this many seconds (never under 3 runs); 0 = no limit
     uint64_t seed = 20240611;
     OutputFormat format = OutputFormat::Human;
-    bool check = false;       // run the whole shape battery instead of one size
+    bool check = false;       // run the whole shape battery (and the memory checks) instead of one size
+    bool check_shape = false; // one checked run at the size given, no timing (the battery runs one per shape)
+    bool sanitize = false;    // compute-sanitizer's memcheck, racecheck and synccheck at a small shape
+    int misalign = 0;         // 1 to 3: the matrices start that many floats past an aligned address
+    bool guards = true;       // canary words around every matrix (off under compute-sanitizer)
     bool flush_l2 = false;    // evict L2 before every timed run
     bool references = true;   // time the copy kernel / cuBLAS beside the step
     bool host_rows = true;    // step 1: also time the CPU version and the round trips through host memory

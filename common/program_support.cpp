@@ -22,6 +22,18 @@ Options parse_or_exit(Track track, int argc, char** argv) {
     return parsed.options;
 }
 
+int report_shape(const Verdict& v, const std::string& what) {
+    if (v.ok) {
+        fmt::print("PASS\n");
+        return kExitOk;
+    }
+    fmt::print("FAIL: {}{}\n", what, v.headline());
+    if (!v.hint.empty()) fmt::print("{}\n", v.hint);
+    if (v.failure.empty() && (v.outside.any() || v.input_words_changed) && v.wrong)
+        fmt::print("also {} of {} elements wrong\n", v.wrong, v.checked);
+    return v.failure.empty() ? kExitWrongAnswer : kExitCudaError;
+}
+
 LaunchModel model_launch(const LaunchInfo& launch, const DeviceFacts& device) {
     LaunchModel m;
     if (!launch.kernel) return m;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "battery.hpp"
 #include "device_info.hpp"
 #include "options.hpp"
 #include "perf_model.hpp"
@@ -49,19 +50,21 @@ std::string l2_note(double working_set_bytes, const DeviceFacts& device);
 void print_results(const Options& o, const std::string& title, const std::vector<ResultRow>& rows,
                    const std::string& reference_label, const std::vector<std::string>& details);
 
-// Runs `check(shape)` on every shape, printing one line each; returns the exit code.
-template <typename Shape, typename Check>
-int run_battery(const std::vector<Shape>& shapes, const std::string& what, Check check) {
-    int failed = 0;
-    fmt::print("{} ({}) on {} shapes, outputs poisoned with NaN before each run:\n", what, program_label(), shapes.size());
-    for (const Shape& shape : shapes) {
-        const std::string line = check(shape);
-        const bool pass = line.rfind("PASS", 0) == 0 || line.rfind("SKIP", 0) == 0;
-        failed += !pass;
-        fmt::print("  {:<18} {}\n", shape.label(), line);
-    }
-    fmt::print("{}: {} of {} shapes passed\n", failed ? "FAIL" : "PASS", shapes.size() - failed, shapes.size());
-    return failed ? kExitWrongAnswer : kExitOk;
+// --check-shape: prints the verdict of one shape for the battery that started this process (its first line
+// PASS, SKIP or FAIL: <what went wrong>, then the hint and anything else found) and returns the exit code.
+// `what` names the function judged in step 1, where there are two ("transpose_from_host: ").
+int report_shape(const Verdict& v, const std::string& what = "");
+
+// The battery of this program's track, for --check and --sanitize.
+template <typename Shape>
+BatteryRequest battery_request(const std::string& track, const std::vector<Shape>& shapes, const Shape& sanitizer_shape,
+                               const Options& o) {
+    BatteryRequest r;
+    r.title = fmt::format("{} battery, {}", track, program_label());
+    for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args()});
+    r.sanitizer_shape = {sanitizer_shape.label(), sanitizer_shape.args()};
+    r.common_args = {"--seed", std::to_string(o.seed)};
+    return r;
 }
 
 // Fills each row's % of the same-run reference row named `reference_name` and % of `peak` (transfers excepted).

@@ -1,5 +1,7 @@
 // The shape battery every kernel must pass: the degenerate (1 x 1, one row, one column), sizes that are not a
-// multiple of any tile (primes, 31 / 33 around a warp), rectangles both ways, and one large square.
+// multiple of any tile (primes, 31 / 33 around a warp), rectangles both ways, one large square, and shapes whose
+// matrices start 1 to 3 floats past an aligned address (label "+N"), as any pointer a caller passes may: a
+// kernel that uses float4 accesses without testing the alignment fails there.
 #pragma once
 
 #include <string>
@@ -11,29 +13,53 @@ namespace workshop {
 
 struct TransposeShape {
     int rows, cols;
-    std::string label() const { return fmt::format("{}x{}", rows, cols); }
+    int misalign = 0;
+    std::string label() const { return fmt::format("{}x{}{}", rows, cols, misalign ? fmt::format("+{}", misalign) : ""); }
+    std::vector<std::string> args() const {
+        return {"--rows", std::to_string(rows), "--cols", std::to_string(cols), "--misalign", std::to_string(misalign)};
+    }
 };
 
 struct MatmulShape {
     int M, N, K;
-    std::string label() const { return fmt::format("{}x{}x{}", M, N, K); }
+    int misalign = 0;
+    std::string label() const {
+        return fmt::format("{}x{}x{}{}", M, N, K, misalign ? fmt::format("+{}", misalign) : "");
+    }
+    std::vector<std::string> args() const {
+        return {"--m", std::to_string(M), "--n", std::to_string(N), "--k", std::to_string(K),
+                "--misalign", std::to_string(misalign)};
+    }
 };
+
+// Test names from shape labels: "s31x33", "s64x96_plus1".
+template <typename Shape>
+std::string test_name(const Shape& s) {
+    std::string name = "s" + s.label();
+    if (const auto plus = name.find('+'); plus != std::string::npos) name.replace(plus, 1, "_plus");
+    return name;
+}
 
 inline const std::vector<TransposeShape>& transpose_battery() {
     static const std::vector<TransposeShape> shapes = {
-        {1, 1}, {1, 1000}, {1000, 1}, {31, 33}, {33, 31}, {32, 32}, {64, 96}, {97, 61},
-        {1031, 1543}, {1543, 1031}, {4096, 4096},
+        {1, 1},       {1, 1000},    {1000, 1},    {31, 33},        {33, 31},        {32, 32},      {64, 96},
+        {97, 61},     {1031, 1543}, {1543, 1031}, {4096, 4096},    {64, 96, 1},     {128, 64, 2},  {1024, 1024, 3},
     };
     return shapes;
 }
 
+// Where compute-sanitizer runs: small (it is slow), and no side a multiple of any tile.
+inline TransposeShape transpose_sanitizer_shape() { return {67, 45}; }
+
 inline const std::vector<MatmulShape>& matmul_battery() {
     static const std::vector<MatmulShape> shapes = {
-        {1, 1, 1},      {1, 257, 129},  {257, 1, 129},  {129, 131, 1},  {1, 1, 1000},   {97, 101, 103},
-        {101, 103, 97}, {64, 64, 64},   {129, 65, 33},  {255, 257, 259}, {513, 131, 67}, {67, 513, 131},
-        {1024, 1024, 1024},
+        {1, 1, 1},      {1, 257, 129},   {257, 1, 129},  {129, 131, 1},  {1, 1, 1000},   {97, 101, 103},
+        {101, 103, 97}, {64, 64, 64},    {129, 65, 33},  {255, 257, 259}, {513, 131, 67}, {67, 513, 131},
+        {1024, 1024, 1024}, {64, 64, 64, 1}, {128, 96, 32, 2}, {256, 128, 64, 3},
     };
     return shapes;
 }
+
+inline MatmulShape matmul_sanitizer_shape() { return {67, 45, 37}; }
 
 }  // namespace workshop

@@ -1,10 +1,12 @@
-// One checked run of the step linked into this program: random inputs, NaN-poisoned output, verification.
-// Shared by the programs' --check battery and the GPU tests, so both judge a kernel the same way.
+// The checked run of the step linked into this program: random inputs, a NaN-poisoned output inside guard
+// zones, the launch and the wait checked, then verification of the output, the guards and the inputs.
+// Shared by the programs (their battery and their timed size) and the GPU tests, so all judge a kernel alike.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "guarded_matrix.hpp"
 #include "step_api.cuh"
 #include "verify.hpp"
 
@@ -14,9 +16,25 @@ struct CheckResult {
     Verdict verdict;
     LaunchInfo launch;
     bool launched_kernel() const { return launch.kernel != nullptr; }
+    bool device_usable() const { return verdict.failure.empty(); }  // after a fault, nothing more can run
 };
 
-CheckResult check_transpose_on_device(int rows, int cols, uint64_t seed);
+class TransposeProblem {
+public:
+    TransposeProblem(int rows, int cols, uint64_t seed, CheckSetup setup = {});
+    CheckResult run_checked();
+    LaunchInfo launch();  // the step's launch alone, for timing
+    float* d_in() { return d_in_.get(); }
+    float* d_out() { return d_out_.get(); }
+    const std::vector<float>& in() const { return in_; }
+
+private:
+    int rows_, cols_;
+    std::vector<float> in_;
+    GuardedMatrix d_in_, d_out_;
+};
+
+CheckResult check_transpose_on_device(int rows, int cols, uint64_t seed, CheckSetup setup = {});
 Verdict check_transpose_from_host(int rows, int cols, uint64_t seed);  // step 1 programs only
 
 // Seeded random inputs of a matmul (A: M x K, B: K x N).
@@ -28,7 +46,23 @@ struct MatmulInputs {
 // C (M x N) against the reference product of `in`.
 Verdict verify_matmul_result(const MatmulInputs& in, const std::vector<float>& C, int M, int N, int K);
 
-CheckResult check_matmul_on_device(int M, int N, int K, uint64_t seed);
+class MatmulProblem {
+public:
+    MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setup = {});
+    CheckResult run_checked();
+    LaunchInfo launch();  // the step's launch alone, for timing
+    const float* d_A() const { return d_A_.get(); }
+    const float* d_B() const { return d_B_.get(); }
+    float* d_C() { return d_C_.get(); }
+    const MatmulInputs& inputs() const { return in_; }
+
+private:
+    int M_, N_, K_;
+    MatmulInputs in_;
+    GuardedMatrix d_A_, d_B_, d_C_;
+};
+
+CheckResult check_matmul_on_device(int M, int N, int K, uint64_t seed, CheckSetup setup = {});
 Verdict check_matmul_from_host(int M, int N, int K, uint64_t seed);    // step 1 programs only
 
 // Which reference a matmul of this size is checked against: the CPU in double up to this many

@@ -1,6 +1,8 @@
 // The transpose program: links one step file (the student's or a solution) and runs it through the harness.
-//   program            one size (default 8192 x 8192): checked, timed, next to the device's limits
-//   program --check    the whole shape battery, correctness only
+//   program                one size (default 8192 x 8192): checked, timed, next to the device's limits
+//   program --check        the verdict: the shape battery (a process per shape) and the memory checks
+//   program --check-shape  one shape, checked (what --check runs in each process)
+//   program --sanitize     memcheck, racecheck and synccheck at a small shape
 #include <vector>
 
 #include "cpu_reference.hpp"
@@ -19,16 +21,23 @@ namespace {
 const std::string kTrack = "transpose";
 const std::string kUnit = "GB/s";
 
-std::string battery_line(const TransposeShape& s, uint64_t seed) {
-    const CheckResult kernel = check_transpose_on_device(s.rows, s.cols, seed);
+int check_one_shape(const Options& o) {
+    const CheckResult kernel = check_transpose_on_device(o.rows, o.cols, o.seed, {o.misalign, o.guards});
     const bool kernel_pending = kStep == 1 && !kernel.launched_kernel();
+    if (!kernel_pending && !kernel.verdict.ok) return report_shape(kernel.verdict);
 #ifdef WORKSHOP_HOST_API
-    const Verdict round_trip = check_transpose_from_host(s.rows, s.cols, seed);
-    if (!round_trip.ok) return "FAIL transpose_from_host: " + round_trip.summary().substr(6);
-    if (kernel_pending) return "PASS transpose_from_host (transpose_on_device launches no kernel yet)";
+    const Verdict round_trip = check_transpose_from_host(o.rows, o.cols, o.seed);
+    if (!round_trip.ok) return report_shape(round_trip, "transpose_from_host: ");
+    if (kernel_pending) {
+        fmt::print("PASS transpose_from_host (transpose_on_device launches no kernel yet)\n");
+        return kExitOk;
+    }
 #endif
-    if (kernel_pending) return "SKIP no kernel yet";
-    return kernel.verdict.summary();
+    if (kernel_pending) {
+        fmt::print("SKIP no kernel yet\n");
+        return kExitOk;
+    }
+    return report_shape(kernel.verdict);
 }
 
 // Step 1's lesson beyond the kernel: what the trip to the GPU and back costs, from pageable and pinned memory.
@@ -99,26 +108,24 @@ void add_reference_rows(const Options& o, const DeviceFacts& dev, float* d_in, f
 int run_one_size(const Options& o, const DeviceFacts& dev) {
     const size_t n = static_cast<size_t>(o.rows) * o.cols;
     const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
-    require_device_memory(2 * n * sizeof(float) + (64u << 20), "a " + shape + " transpose (input and output)");
+    const size_t guards = 2 * 2 * GuardedMatrix::guard_words(n);
+    require_device_memory((2 * n + guards) * sizeof(float) + (64u << 20), "a " + shape + " transpose (input and output)");
 
-    std::vector<float> in(n), out(n);
-    fill_random(in.data(), n, o.seed);
-    DeviceBuffer<float> d_in(n), d_out(n);
-    d_in.upload(in.data());
-
-    // The checked run: poisoned output first, so every element must be written by this launch.
-    poison_device(d_out.get(), n);
-    const LaunchInfo launch = transpose_on_device(d_in.get(), d_out.get(), o.rows, o.cols);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    d_out.download(out.data());
+    // The checked run: poisoned output inside guard zones, so every element must be written by this launch
+    // and nothing around it.
+    TransposeProblem problem(o.rows, o.cols, o.seed);
+    const std::vector<float>& in = problem.in();
+    const CheckResult checked = problem.run_checked();
+    const LaunchInfo launch = checked.launch;
+    if (!checked.device_usable()) return report_shape(checked.verdict);
     const bool kernel_pending = kStep == 1 && !launch.kernel;
-    Verdict verdict = verify_transpose(in.data(), out.data(), o.rows, o.cols);
+    Verdict verdict = checked.verdict;
 
     std::vector<ResultRow> rows;
     std::vector<std::string> details;
 #ifdef WORKSHOP_HOST_API
-    fill_nan(out.data(), n);
+    std::vector<float> out(n);
+    fill_poison(out.data(), n);
     transpose_from_host(in.data(), out.data(), o.rows, o.cols);
     const Verdict round_trip = verify_transpose(in.data(), out.data(), o.rows, o.cols);
     details.push_back("transpose_from_host (round trip through the GPU): " + round_trip.summary());
@@ -128,7 +135,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (kernel_pending) {
         details.push_back("transpose_on_device launches no kernel yet: write it (the TODOs in step1/transpose.cu)");
     } else {
-        const Timing t = time_on_gpu([&] { transpose_on_device(d_in.get(), d_out.get(), o.rows, o.cols); }, timing_plan(o));
+        const Timing t = time_on_gpu([&] { problem.launch(); }, timing_plan(o));
         ResultRow r = make_row(kTrack, program_label(), "step", shape, t,
                                gigabytes_per_second(transpose_bytes(o.rows, o.cols), t.median_s()), kUnit, dev);
         r.status = verdict.ok ? "PASS" : "FAIL";
@@ -141,8 +148,8 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
                                       "copy kernel's bandwidth is the ceiling; likely limiter: {}",
                                       balance, limiter_name(likely_limiter(0.0, balance, model.waves.count))));
     }
-    if (o.host_rows) add_transfer_rows(o, dev, in, d_in.get(), rows, details);
-    if (o.references) add_reference_rows(o, dev, d_in.get(), d_out.get(), rows);
+    if (o.host_rows) add_transfer_rows(o, dev, in, problem.d_in(), rows, details);
+    if (o.references) add_reference_rows(o, dev, problem.d_in(), problem.d_out(), rows);
 
     set_percentages(rows, "copy kernel", dev.dram_gbps);
     if (const std::string note = l2_note(transpose_bytes(o.rows, o.cols), dev); !note.empty()) details.push_back("note: " + note);
@@ -158,8 +165,8 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Transpose, argc, argv);
     const DeviceFacts dev = require_device();
-    if (o.check)
-        return run_battery(transpose_battery(), "transpose battery",
-                           [&](const TransposeShape& s) { return battery_line(s, o.seed); });
+    if (o.check) return run_battery(battery_request(kTrack, transpose_battery(), transpose_sanitizer_shape(), o));
+    if (o.sanitize) return run_sanitizers(battery_request(kTrack, transpose_battery(), transpose_sanitizer_shape(), o));
+    if (o.check_shape) return check_one_shape(o);
     return run_one_size(o, dev);
 }

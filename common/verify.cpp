@@ -8,14 +8,61 @@
 #include <tuple>
 #include <limits>
 
+#include "matrix_data.hpp"
+
 namespace workshop {
+
+namespace {
+
+std::string describe_wrong(const Verdict& v) {
+    return fmt::format("{} of {} wrong; first at (row {}, col {}): expected {:.7g}, got {:.7g}", v.wrong, v.checked,
+                       v.first.row, v.first.col, v.first.expected, v.first.actual);
+}
+
+std::string describe_outside(const OutsideWrites& o) {
+    std::string where;
+    if (o.before) where = fmt::format("{} words before its start", o.before);
+    if (o.before && o.after) where += " and ";
+    if (o.after) where += fmt::format("{} words after its end", o.after);
+    return "wrote outside the output: " + where + " were changed";
+}
+
+}  // namespace
+
+std::string Verdict::headline() const {
+    if (!failure.empty()) return failure;
+    if (outside.any()) return describe_outside(outside);
+    if (input_words_changed) return fmt::format("changed the input: {} words of it (or around it) differ after the run", input_words_changed);
+    return describe_wrong(*this);
+}
 
 std::string Verdict::summary() const {
     if (ok) return "PASS";
-    std::string line = fmt::format("FAIL: {} of {} wrong; first at (row {}, col {}): expected {:.7g}, got {:.7g}",
-                                   wrong, checked, first.row, first.col, first.expected, first.actual);
+    std::string line = "FAIL: " + headline();
     if (!hint.empty()) line += ". " + hint;
+    if (failure.empty() && (outside.any() || input_words_changed) && wrong) line += ". Also " + describe_wrong(*this);
     return line;
+}
+
+void Verdict::add_guard_report(const OutsideWrites& output, int64_t input_words) {
+    outside = output;
+    input_words_changed = input_words;
+    if (!outside.any() && !input_words) return;
+    ok = false;
+    // Writes past the end are the common case: a bounds test that lets the threads of a partial tile store.
+    if (outside.after && !outside.before)
+        hint = "A bounds test lets threads past the last row or column store: check the guard on every store, "
+               "with < (not <=) against the right dimension";
+    else if (outside.any())
+        hint = "An index went negative or far off: check how the store's index is computed";
+    else
+        hint = "Does the kernel store to an input? Check the order of the pointer arguments";
+}
+
+void Verdict::set_failure(const std::string& what, const std::string& hint_text) {
+    ok = false;
+    failure = what;
+    hint = hint_text;
 }
 
 namespace {
@@ -23,7 +70,8 @@ namespace {
 // How far from the far edges counts as "the edge": a partial tile is at most this wide in any step.
 constexpr int64_t kEdgeBand = 128;
 
-// Scans an out_rows x out_cols output. `at(r, c)` returns {expected, actual, within tolerance}.
+// Scans an out_rows x out_cols output. `at(r, c)` returns {expected, actual, within tolerance}; the actual
+// value comes as a float so that the poison can be told from a NaN the kernel computed.
 template <typename At>
 Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     Verdict v;
@@ -38,7 +86,8 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
             if (good) continue;
             if (v.wrong == 0) v.first = {r, c, expected, actual};
             ++v.wrong;
-            if (std::isnan(actual)) ++v.unwritten;
+            if (is_poison(actual)) ++v.unwritten;
+            else if (std::isnan(actual)) ++v.written_nan;
             interior_bad |= interior;
         }
     }
@@ -51,7 +100,11 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
                      ? "Only the last rows/columns were never written: does the grid round its block count up, so partial tiles are covered?"
                      : "Only the edges are wrong: check the bounds tests of the partial tiles at the far edges";
     } else if (v.unwritten > 0) {
-        v.hint = fmt::format("{} elements were never written (still NaN)", v.unwritten);
+        v.hint = fmt::format("{} elements were never written (still holding the poison)", v.unwritten);
+    } else if (v.written_nan > 0) {
+        v.hint = fmt::format("{} elements are NaNs the kernel stored (not the poison): does it read the output before "
+                             "writing it (+= into memory nobody zeroed), or read outside the inputs?",
+                             v.written_nan);
     }
     return v;
 }
@@ -65,7 +118,7 @@ Verdict verify_transpose(const float* in, const float* out, int rows, int cols) 
         const float actual = out[r * rows + c];
         // Bitwise equality: a transpose moves values, so anything but the same bits is wrong.
         const bool good = std::memcmp(&expected, &actual, sizeof(float)) == 0;
-        return std::tuple<double, double, bool>{expected, actual, good};
+        return std::tuple<double, float, bool>{expected, actual, good};
     });
     if (!v.ok && v.unwritten < v.wrong && rows * int64_t{1} * cols > 1) {
         // A copy leaves element i where it was; count how many positions match the input read as-is.
@@ -88,11 +141,11 @@ template <typename Ref>
 Verdict verify_matmul_impl(const float* C, const Ref* reference, int M, int N, double tolerance) {
     Verdict v = scan(M, N, [&](int64_t i, int64_t j) {
         const double expected = static_cast<double>(reference[i + j * M]);
-        const double actual = C[i + j * M];
+        const float actual = C[i + j * M];
         const bool good = std::isfinite(actual) && std::fabs(actual - expected) <= tolerance;
-        return std::tuple<double, double, bool>{expected, actual, good};
+        return std::tuple<double, float, bool>{expected, actual, good};
     });
-    if (!v.ok && v.hint.empty() && v.unwritten == 0 && v.max_error < 1e3 * tolerance)
+    if (!v.ok && v.hint.empty() && v.unwritten == 0 && v.written_nan == 0 && v.max_error < 1e3 * tolerance)
         v.hint = fmt::format("Close but beyond the tolerance {:.2g} (largest error {:.2g}): is a partial K tile skipped, "
                              "or are the inputs rounded (TF32)?",
                              tolerance, v.max_error);

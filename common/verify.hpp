@@ -12,17 +12,35 @@ struct Mismatch {
     double expected = 0, actual = 0;
 };
 
+// Words of a guard zone (the canaries around a matrix) that a kernel changed.
+struct OutsideWrites {
+    int64_t before = 0, after = 0;
+    bool any() const { return before + after > 0; }
+};
+
 struct Verdict {
     bool ok = true;
     int64_t checked = 0;
-    int64_t wrong = 0;       // outside tolerance, NaN or Inf
-    int64_t unwritten = 0;   // still holding the NaN poison (or another NaN)
-    Mismatch first;          // first wrong element in memory order
-    std::string hint;        // what the pattern suggests; empty when nothing stands out
-    double max_error = 0;    // largest |actual - expected| among finite values
+    int64_t wrong = 0;        // outside tolerance, NaN or Inf
+    int64_t unwritten = 0;    // still holding the poison
+    int64_t written_nan = 0;  // a NaN the kernel stored (not the poison)
+    Mismatch first;           // first wrong element in memory order
+    std::string hint;         // what the pattern suggests; empty when nothing stands out
+    double max_error = 0;     // largest |actual - expected| among finite values
 
-    // One line: "PASS" or "FAIL: 12 of 1089 wrong; first at (row 30, col 32): expected 0.25, got nan. <hint>"
+    std::string failure;            // the launch failed or the kernel faulted: what CUDA said, where
+    OutsideWrites outside;          // around the output
+    int64_t input_words_changed = 0;  // in the inputs or their guard zones
+
+    // What went wrong, in one phrase: the failure, else writes outside the output, else the wrong elements.
+    std::string headline() const;
+    // One line: "PASS", or "FAIL: <headline>. <hint> <anything else found>".
     std::string summary() const;
+
+    // Folds in what the guard zones showed; a changed canary fails the verdict.
+    void add_guard_report(const OutsideWrites& output, int64_t input_words);
+    // The launch or the kernel failed: nothing else about the output can be known.
+    void set_failure(const std::string& what, const std::string& hint_text);
 };
 
 // `out` (cols x rows, row-major) against the transpose of `in` (rows x cols, row-major), bit for bit.

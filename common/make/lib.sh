@@ -2,7 +2,7 @@
 
 # step_rate PROGRAM [options]: the GB/s or GFLOP/s on the step's own row of PROGRAM's CSV output
 # (empty when the program launched no kernel).
-step_rate() { "$@" --csv --no-references | awk -F, '$3 == "step" { print $10 }'; }
+step_rate() { "$@" --csv --no-references --no-host | awk -F, '$3 == "step" { print $10 }'; }
 
 # no_device_line PROGRAM: prints the program's one line saying there is no CUDA device, and succeeds, when
 # there is none; prints nothing and fails when there is one.
@@ -11,6 +11,3 @@ no_device_line() {
     ! probe=$("$1" --size 1 --reps 1 --warmup 0 --no-references --no-host 2>&1) && grep -m1 "no CUDA device" <<<"$probe"
 }
 
-# exit_without_device PROGRAM: where there is no CUDA device, says so and exits 3 (the tests report that as
-# skipped).
-exit_without_device() { if no_device_line "$1"; then exit 3; fi; }

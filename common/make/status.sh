@@ -6,7 +6,9 @@
 set -u
 build=$1
 bin="$build/bin"
-bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/dev/null || true)
+# Emphasis only on a terminal: `make status > file` writes plain text.
+bold="" normal=""
+if [ -t 1 ]; then bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/dev/null || true); fi
 
 source "$(dirname "$0")/lib.sh"
 

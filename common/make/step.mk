@@ -4,7 +4,7 @@
 #   make run        run them at the default size: correct or not, speed, the device's limits beside
 #   make check      the whole shape battery, then your speed next to this step's solution and the last step's
 #   make solution   build and run this step's solution
-#   make sanitize   compute-sanitizer memcheck, racecheck and synccheck on your code at a small size
+#   make sanitize   compute-sanitizer's memcheck, racecheck and synccheck on your code at a small size
 #   make profile    Nsight Compute counters of your kernel, under the names the lesson uses
 #   make clean      remove this step's programs
 # ARGS="--size 4096" passes options to the programs; CUDA_ARCH=80 picks the GPU architecture.
@@ -24,6 +24,8 @@ MINE := $(foreach t,$(TRACK),step$(STEP)_$(t))
 SOLUTION := $(foreach t,$(TRACK),solution$(STEP)_$(t))
 EARLIER := $(if $(filter-out 0,$(PREVIOUS)),$(foreach t,$(TRACK),solution$(PREVIOUS)_$(t)))
 MAKE_DIR := $(TOP)/common/make
+# Builds print nothing unless they fail, and then only the compiler's messages, at the student's file:line.
+BUILD = @JOBS=$(JOBS) $(MAKE_DIR)/quiet_build.sh $(BUILD_DIR)
 
 .PHONY: all build run check solution sanitize profile clean configure
 
@@ -31,26 +33,26 @@ all: build
 
 # Configuring is the top-level Makefile's job: one build folder and one set of options for every step.
 $(BUILD_DIR)/CMakeCache.txt:
-	@$(MAKE) -C $(TOP) configure BUILD_DIR=$(BUILD_DIR) CUDA_ARCH=$(CUDA_ARCH)
+	@$(MAKE) -C $(TOP) configure BUILD_DIR=$(BUILD_DIR) CUDA_ARCH=$(CUDA_ARCH) QUIET=1
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 
 build: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(MINE)
+	$(BUILD) $(MINE)
 
 run: build
 	@for p in $(MINE); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done
 
 check: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(MINE) $(SOLUTION) $(EARLIER)
-	@status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) || status=1; echo; done; exit $$status
+	$(BUILD) $(MINE) $(SOLUTION) $(EARLIER)
+	@status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) || status=$$?; echo; done; exit $$status
 
 solution: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(SOLUTION)
+	$(BUILD) $(SOLUTION)
 	@for p in $(SOLUTION); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done
 
 sanitize: build
-	@status=0; for t in $(TRACK); do $(MAKE_DIR)/sanitize.sh $(BIN)/step$(STEP)_$$t $$t || status=1; done; exit $$status
+	@status=0; for p in $(MINE); do $(BIN)/$$p --sanitize || status=$$?; echo; done; exit $$status
 
 profile: build
 	@for t in $(TRACK); do $(MAKE_DIR)/profile.sh $(BIN)/step$(STEP)_$$t $$t $(ARGS) || exit $$?; done

@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "shapes.hpp"
+
 #ifndef WORKSHOP_STEP
 #define WORKSHOP_STEP 0
 #endif
@@ -22,8 +24,8 @@ protected:
 template <typename Param>
 class GpuTestWithParam : public GpuTest, public ::testing::WithParamInterface<Param> {};
 
-// Test names from shape labels: "31x33" is a valid gtest name.
+// Test names from shape labels: "s31x33", "s64x96_plus1".
 struct ShapeName {
     template <typename Info>
-    std::string operator()(const Info& info) const { return "s" + info.param.label(); }
+    std::string operator()(const Info& info) const { return workshop::test_name(info.param); }
 };

@@ -1,4 +1,5 @@
-// The matmul battery on the GPU for the step linked beside it, NaN-poisoned first, within the K-scaled tolerance.
+// The matmul battery on the GPU for the step linked beside it: NaN-poisoned output within the K-scaled tolerance,
+// guard zones around every matrix, and misaligned pointers on the shapes that ask for them.
 #include "gpu_test_support.hpp"
 #include "shapes.hpp"
 #include "step_checks.hpp"
@@ -9,7 +10,7 @@ using MatmulBattery = GpuTestWithParam<MatmulShape>;
 
 TEST_P(MatmulBattery, KernelOutputMatchesTheReference) {
     const MatmulShape s = GetParam();
-    const CheckResult r = check_matmul_on_device(s.M, s.N, s.K, 1234);
+    const CheckResult r = check_matmul_on_device(s.M, s.N, s.K, 1234, {s.misalign, true});
     if (WORKSHOP_STEP == 1 && !r.launched_kernel())
         GTEST_SKIP() << "step 1's matmul_on_device launches no kernel yet (its TODO)";
     EXPECT_TRUE(r.verdict.ok) << r.verdict.summary();

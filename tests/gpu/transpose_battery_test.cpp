@@ -1,4 +1,5 @@
-// The transpose battery on the GPU for the step linked beside it, compared exactly after NaN poisoning.
+// The transpose battery on the GPU for the step linked beside it: exact comparison after NaN poisoning, guard
+// zones around every matrix, and misaligned pointers on the shapes that ask for them.
 #include "gpu_test_support.hpp"
 #include "shapes.hpp"
 #include "step_checks.hpp"
@@ -9,7 +10,7 @@ using TransposeBattery = GpuTestWithParam<TransposeShape>;
 
 TEST_P(TransposeBattery, KernelOutputIsTheExactTranspose) {
     const TransposeShape s = GetParam();
-    const CheckResult r = check_transpose_on_device(s.rows, s.cols, 1234);
+    const CheckResult r = check_transpose_on_device(s.rows, s.cols, 1234, {s.misalign, true});
     if (WORKSHOP_STEP == 1 && !r.launched_kernel())
         GTEST_SKIP() << "step 1's transpose_on_device launches no kernel yet (its TODO)";
     EXPECT_TRUE(r.verdict.ok) << r.verdict.summary();

@@ -83,3 +83,17 @@ TEST(Options, WarmupMayBeZeroButRepsMayNot) {
     EXPECT_EQ(parse(Track::Transpose, {"--reps", "0"}).error, "--reps: 0 must be at least 1");
     EXPECT_EQ(parse(Track::Transpose, {"--warmup", "-1"}).error, "--warmup: -1 must be at least 0");
 }
+
+TEST(Options, ReadsOneShapeOfTheBattery) {
+    const auto t = parse(Track::Transpose, {"--check-shape", "--rows", "64", "--cols", "96", "--misalign", "3", "--no-guards"});
+    ASSERT_TRUE(t.ok()) << t.error;
+    EXPECT_TRUE(t.options.check_shape);
+    EXPECT_EQ(t.options.misalign, 3);
+    EXPECT_FALSE(t.options.guards);
+    EXPECT_TRUE(parse(Track::Matmul, {"--sanitize"}).options.sanitize);
+}
+
+TEST(Options, AMisalignmentIsZeroToThreeFloats) {
+    EXPECT_EQ(parse(Track::Matmul, {"--misalign", "4"}).error, "--misalign: 4 is too large (at most 3)");
+    EXPECT_EQ(parse(Track::Matmul, {"--misalign", "-1"}).error, "--misalign: -1 must be at least 0");
+}

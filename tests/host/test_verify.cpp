@@ -45,17 +45,28 @@ TEST(VerifyTranspose, CatchesASingleWrongElement) {
     EXPECT_NE(v.summary().find("(row 5, col 7)"), std::string::npos) << v.summary();
 }
 
-TEST(VerifyTranspose, CatchesANaN) {
+TEST(VerifyTranspose, TellsThePoisonFromAComputedNaN) {
     TransposeCase t(8, 8);
-    t.out[10] = std::numeric_limits<float>::quiet_NaN();
+    fill_poison(&t.out[10], 1);
+    t.out[20] = std::numeric_limits<float>::quiet_NaN();
     const Verdict v = t.verify();
     EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.wrong, 2);
     EXPECT_EQ(v.unwritten, 1);
+    EXPECT_EQ(v.written_nan, 1);
+}
+
+TEST(VerifyTranspose, SaysWhenEveryNaNWasStoredByTheKernel) {
+    TransposeCase t(40, 50);
+    for (auto& x : t.out) x = std::numeric_limits<float>::quiet_NaN();  // what C += ... on the poison gives
+    const Verdict v = t.verify();
+    EXPECT_EQ(v.unwritten, 0);
+    EXPECT_NE(v.hint.find("NaNs the kernel stored"), std::string::npos) << v.hint;
 }
 
 TEST(VerifyTranspose, SaysWhenNothingWasWritten) {
     TransposeCase t(40, 50);
-    fill_nan(t.out.data(), t.out.size());
+    fill_poison(t.out.data(), t.out.size());
     const Verdict v = t.verify();
     EXPECT_FALSE(v.ok);
     EXPECT_EQ(v.wrong, 40 * 50);
@@ -74,8 +85,8 @@ TEST(VerifyTranspose, RecognisesAMissingLastRowAndColumn) {
     // Output is cols x rows = 500 x 400. Leave its last row and last column unwritten, as a grid that rounds
     // its block count down would.
     TransposeCase t(400, 500);
-    for (int c = 0; c < 400; ++c) t.out[size_t(499) * 400 + c] = std::nanf("");
-    for (int r = 0; r < 500; ++r) t.out[size_t(r) * 400 + 399] = std::nanf("");
+    fill_poison(&t.out[size_t(499) * 400], 400);
+    for (int r = 0; r < 500; ++r) fill_poison(&t.out[size_t(r) * 400 + 399], 1);
     const Verdict v = t.verify();
     EXPECT_FALSE(v.ok);
     EXPECT_EQ(v.wrong, 400 + 500 - 1);
@@ -171,4 +182,46 @@ TEST(VerifyMatmul, NamesTheFirstBadElementInColumnMajorOrder) {
     EXPECT_EQ(v.wrong, 1);
     EXPECT_EQ(v.first.row, 7);
     EXPECT_EQ(v.first.col, 9);
+}
+
+TEST(Verdict, WritesOutsideTheOutputFailEvenWhenTheOutputIsRight) {
+    const TransposeCase t(31, 33);
+    Verdict v = t.verify();
+    ASSERT_TRUE(v.ok);
+    v.add_guard_report({0, 33}, 0);
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.headline(), "wrote outside the output: 33 words after its end were changed");
+    EXPECT_NE(v.hint.find("bounds test"), std::string::npos) << v.hint;
+}
+
+TEST(Verdict, ReportsBothSidesOfTheGuardsAndTheWrongElementsToo) {
+    TransposeCase t(31, 33);
+    t.out[7] += 1.0f;
+    Verdict v = t.verify();
+    v.add_guard_report({2, 5}, 0);
+    EXPECT_EQ(v.headline(), "wrote outside the output: 2 words before its start and 5 words after its end were changed");
+    EXPECT_NE(v.summary().find("Also 1 of 1023 wrong"), std::string::npos) << v.summary();
+}
+
+TEST(Verdict, AChangedInputFails) {
+    const TransposeCase t(8, 8);
+    Verdict v = t.verify();
+    v.add_guard_report({}, 3);
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.headline().find("changed the input: 3 words"), std::string::npos) << v.headline();
+}
+
+TEST(Verdict, CleanGuardsChangeNothing) {
+    const TransposeCase t(8, 8);
+    Verdict v = t.verify();
+    v.add_guard_report({}, 0);
+    EXPECT_TRUE(v.ok);
+    EXPECT_EQ(v.summary(), "PASS");
+}
+
+TEST(Verdict, AFailureComesFirst) {
+    Verdict v;
+    v.set_failure("the launch failed: cudaErrorInvalidConfiguration", "round up");
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.summary(), "FAIL: the launch failed: cudaErrorInvalidConfiguration. round up");
 }

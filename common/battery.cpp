@@ -1,0 +1,257 @@
+#include "battery.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "child_processes.hpp"
+#include "exit_codes.hpp"
+#include "sanitizer_report.hpp"
+
+namespace workshop {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Knobs for unusual rooms and for the tests: how many shapes run at once, and how long one may take.
+int env_int(const char* name, int fallback) {
+    const char* v = std::getenv(name);
+    const int parsed = v ? std::atoi(v) : 0;
+    return parsed > 0 ? parsed : fallback;
+}
+int parallel_children() { return env_int("WORKSHOP_CHECK_JOBS", std::clamp<int>(std::thread::hardware_concurrency(), 2, 8)); }
+double shape_timeout_s() { return env_int("WORKSHOP_CHECK_TIMEOUT", 10); }
+// compute-sanitizer starts slowly and slows the kernel down a great deal.
+double sanitizer_timeout_s() { return 6 * shape_timeout_s(); }
+
+std::string self_path() {
+    std::error_code error;
+    const fs::path p = fs::read_symlink("/proc/self/exe", error);
+    return error ? std::string("/proc/self/exe") : p.string();
+}
+
+// compute-sanitizer on PATH, else beside the nvcc the project was built with.
+std::string find_sanitizer() {
+    if (const char* path = std::getenv("PATH")) {
+        std::istringstream dirs(path);
+        std::string dir;
+        while (std::getline(dirs, dir, ':'))
+            if (!dir.empty() && access((fs::path(dir) / "compute-sanitizer").c_str(), X_OK) == 0)
+                return (fs::path(dir) / "compute-sanitizer").string();
+    }
+#ifdef WORKSHOP_CUDA_BIN_DIR
+    const fs::path beside = fs::path(WORKSHOP_CUDA_BIN_DIR) / "compute-sanitizer";
+    if (access(beside.c_str(), X_OK) == 0) return beside.string();
+#endif
+    return {};
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+        if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
+std::string last_lines(const std::string& text, size_t n) {
+    const auto lines = lines_of(text);
+    std::string out;
+    for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += lines[i] + "\n";
+    return out;
+}
+
+ChildJob shape_job(const BatteryRequest& r, const BatteryShape& s, bool guards) {
+    ChildJob job;
+    job.argv = {self_path(), "--check-shape"};
+    job.argv.insert(job.argv.end(), s.args.begin(), s.args.end());
+    job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
+    if (!guards) job.argv.push_back("--no-guards");
+    job.timeout_s = shape_timeout_s();
+    return job;
+}
+
+ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, const BatteryRequest& r) {
+    ChildJob job = shape_job(r, r.sanitizer_shape, false);
+    job.argv.insert(job.argv.begin(), {sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "20",
+                                       "--show-backtrace", "no"});
+    job.timeout_s = sanitizer_timeout_s();
+    return job;
+}
+
+// What one shape's child said: its first line is PASS..., SKIP... or FAIL: ..., then details.
+struct ShapeOutcome {
+    bool pass = false;
+    bool timed_out = false;
+    std::string headline;
+    std::vector<std::string> details;
+};
+
+ShapeOutcome read_shape(const ChildResult& r) {
+    ShapeOutcome o;
+    const auto lines = lines_of(r.out);
+    if (r.timed_out) {
+        o.timed_out = true;
+        o.headline = fmt::format("FAIL: {}: the kernel never finished", describe_ending(r));
+        o.details.push_back("an endless loop (a loop whose counter never reaches its bound), or a __syncthreads() "
+                            "that some threads of the block never reach");
+        return o;
+    }
+    if (!lines.empty() && (lines[0].rfind("PASS", 0) == 0 || lines[0].rfind("SKIP", 0) == 0 ||
+                           lines[0].rfind("FAIL", 0) == 0)) {
+        o.pass = lines[0].rfind("FAIL", 0) != 0 && (r.exit_code == kExitOk);
+        o.headline = lines[0];
+        o.details.assign(lines.begin() + 1, lines.end());
+        return o;
+    }
+    // The program ended before it could say anything: a CUDA call that failed in the step's own host code
+    // (step 1), memory, or a crash.
+    o.headline = fmt::format("FAIL: the program ended ({}) before its verdict", describe_ending(r));
+    for (const auto& line : lines_of(last_lines(r.err, 3))) o.details.push_back(line);
+    return o;
+}
+
+struct ToolOutcome {
+    bool clean = false;
+    bool ran = false;
+    std::string line;
+    std::vector<SanitizerFinding> findings;
+};
+
+ToolOutcome read_tool(const std::string& tool, const ChildResult& r) {
+    ToolOutcome o;
+    o.findings = parse_sanitizer_output(tool, r.out + r.err);
+    o.ran = !r.timed_out;
+    if (r.timed_out) {
+        o.line = fmt::format("not finished ({}); the shapes above say why", describe_ending(r));
+    } else if (!o.findings.empty() || r.exit_code == 86) {
+        o.line = o.findings.empty() ? "FOUND PROBLEMS (see make sanitize)" : "FAIL: " + o.findings.front().sentence();
+    } else if (r.exit_code == kExitOk || r.exit_code == kExitWrongAnswer || r.exit_code == kExitCudaError) {
+        // A wrong answer or a CUDA error is the battery's to report; the tool itself found nothing.
+        o.clean = true;
+        o.line = "clean";
+    } else {
+        o.line = fmt::format("could not run ({}): {}", describe_ending(r), last_lines(r.err, 1));
+        if (!o.line.empty() && o.line.back() == '\n') o.line.pop_back();
+    }
+    return o;
+}
+
+void print_block(const std::string& label, const std::string& headline, const std::vector<std::string>& details) {
+    fmt::print("  {:<14} {}\n", label, headline);
+    for (const auto& d : details) fmt::print("  {:<14}   -> {}\n", "", d);
+    std::fflush(stdout);
+}
+
+// Strips "FAIL: " for the summary.
+std::string reason_of(const std::string& headline) {
+    return headline.rfind("FAIL: ", 0) == 0 ? headline.substr(6) : headline;
+}
+
+}  // namespace
+
+int run_battery(const BatteryRequest& request) {
+    const std::string sanitizer = find_sanitizer();
+    const std::vector<std::string> tools = {"memcheck", "racecheck"};
+    std::vector<ChildJob> jobs;
+    // The slow sanitizer runs start first, so they overlap with the shapes.
+    if (!sanitizer.empty())
+        for (const auto& tool : tools) jobs.push_back(sanitizer_job(sanitizer, tool, request));
+    const size_t first_shape = jobs.size();
+    for (const auto& s : request.shapes) jobs.push_back(shape_job(request, s, true));
+
+    fmt::print("{}: {} shapes, each in a process of its own; outputs poisoned with NaN and guarded by canaries; "
+               "+N: the matrices start N floats past an aligned address\n",
+               request.title, request.shapes.size());
+    std::fflush(stdout);
+
+    std::vector<ShapeOutcome> shapes(request.shapes.size());
+    std::vector<bool> shape_done(request.shapes.size(), false);
+    std::vector<ToolOutcome> tool_outcomes(jobs.size() - request.shapes.size());
+    size_t next_to_print = 0;
+    run_children(jobs, parallel_children(), [&](size_t job, const ChildResult& r) {
+        if (job < first_shape) {
+            tool_outcomes[job] = read_tool(tools[job], r);
+            return;
+        }
+        shapes[job - first_shape] = read_shape(r);
+        shape_done[job - first_shape] = true;
+        while (next_to_print < shapes.size() && shape_done[next_to_print]) {
+            const ShapeOutcome& o = shapes[next_to_print];
+            print_block(request.shapes[next_to_print].label, o.headline, o.details);
+            ++next_to_print;
+        }
+    });
+
+    const auto failing = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.pass; });
+    const bool any_timeout = std::any_of(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
+    std::vector<std::string> reasons;
+    if (failing) {
+        const auto first = std::find_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.pass; });
+        reasons.push_back(fmt::format("{} of {} shapes fail, first {}: {}", failing, shapes.size(),
+                                      request.shapes[first - shapes.begin()].label, reason_of(first->headline)));
+    }
+
+    std::string checks_note;
+    if (sanitizer.empty()) {
+        checks_note = "memory and race checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
+        fmt::print("{}\n", checks_note);
+    } else {
+        fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", request.sanitizer_shape.label);
+        bool all_clean = true;
+        for (size_t t = 0; t < tools.size(); ++t) {
+            const ToolOutcome& o = tool_outcomes[t];
+            std::vector<std::string> more;
+            for (size_t f = 1; f < o.findings.size() && f < 4; ++f) more.push_back(o.findings[f].sentence());
+            print_block(tools[t], o.line, more);
+            all_clean &= o.clean;
+            if (!o.findings.empty()) reasons.push_back(o.findings.front().sentence());
+            else if (!o.clean && !any_timeout) reasons.push_back(tools[t] + " " + o.line);
+        }
+        checks_note = all_clean ? "memcheck and racecheck clean" : "";
+    }
+
+    const bool pass = reasons.empty();
+    if (pass) {
+        fmt::print("PASS: correct on all {} shapes{}{}\n", shapes.size(), checks_note.empty() ? "" : "; ", checks_note);
+        return kExitOk;
+    }
+    std::string line = "FAIL: ";
+    for (size_t i = 0; i < reasons.size(); ++i) line += (i ? "; " : "") + reasons[i];
+    fmt::print("{}\n", line);
+    return kExitWrongAnswer;
+}
+
+int run_sanitizers(const BatteryRequest& request) {
+    const std::string sanitizer = find_sanitizer();
+    if (sanitizer.empty()) {
+        fmt::print(stderr, "error: compute-sanitizer not found; it ships with the CUDA Toolkit (add its bin/ to PATH)\n");
+        return kExitBadUsage;
+    }
+    const std::vector<std::string> tools = {"memcheck", "racecheck", "synccheck"};
+    std::vector<ChildJob> jobs;
+    for (const auto& tool : tools) jobs.push_back(sanitizer_job(sanitizer, tool, request));
+    std::vector<ChildResult> results(jobs.size());
+    run_children(jobs, static_cast<int>(jobs.size()), [&](size_t i, const ChildResult& r) { results[i] = r; });
+
+    fmt::print("{} under compute-sanitizer at {} (guards off):\n", request.title, request.sanitizer_shape.label);
+    bool clean = true;
+    for (size_t t = 0; t < tools.size(); ++t) {
+        const ToolOutcome o = read_tool(tools[t], results[t]);
+        std::vector<std::string> all;
+        for (size_t f = 1; f < o.findings.size(); ++f) all.push_back(o.findings[f].sentence());
+        print_block(tools[t], o.line, all);
+        clean &= o.clean;
+    }
+    return clean ? kExitOk : kExitWrongAnswer;
+}
+
+}  // namespace workshop

@@ -1,0 +1,30 @@
+// The checked run of a step's kernel: a launch that fails or a kernel that faults becomes a verdict that says
+// what CUDA reported, which grid and block were launched, and what usually causes it, instead of ending the
+// program on the first shape.
+#pragma once
+
+#include <functional>
+
+#include "step_api.cuh"
+#include "verify.hpp"
+
+namespace workshop {
+
+struct LaunchOutcome {
+    LaunchInfo info;
+    cudaError_t error = cudaSuccess;
+    bool at_launch = false;  // the launch itself was refused (else the kernel failed while running)
+    const char* file = "";   // where the step checked the launch, when it did
+    int line = 0;
+    bool ok() const { return error == cudaSuccess; }
+};
+
+// Calls `launch` (which calls the step's *_on_device) and waits for the kernel. After a fault the CUDA
+// context is unusable: the caller must not touch the device again (the battery runs each shape in a process
+// of its own for this reason).
+LaunchOutcome launch_and_wait(const std::function<LaunchInfo()>& launch);
+
+// Marks `verdict` failed with what the outcome says, and a hint at the usual cause.
+void report_launch_failure(const LaunchOutcome& outcome, Verdict& verdict);
+
+}  // namespace workshop

@@ -1,0 +1,34 @@
+// Runs programs as child processes, several at a time, each with a time limit. The battery runs every shape in a
+// process of its own: a kernel that faults leaves its CUDA context unusable, and one that never finishes holds
+// its process, so either can only take its own shape down.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace workshop {
+
+struct ChildJob {
+    std::vector<std::string> argv;  // argv[0] is the program (a path, or a name looked up in PATH)
+    double timeout_s = 60;
+};
+
+struct ChildResult {
+    int exit_code = -1;  // when the child exited; -1 otherwise
+    int signal = 0;      // when a signal ended it
+    bool timed_out = false;
+    double seconds = 0;
+    std::string out, err;
+    bool exited(int code) const { return exit_code == code; }
+};
+
+// Runs every job, at most `parallel` at once (in the order given), each in a process group of its own so that a
+// timeout ends the whole group. Calls on_done(i, result) as each job ends, in the order they end.
+void run_children(const std::vector<ChildJob>& jobs, int parallel,
+                  const std::function<void(size_t, const ChildResult&)>& on_done);
+
+// "exit 5", "killed by SIGSEGV", "no answer after 10 s".
+std::string describe_ending(const ChildResult& r);
+
+}  // namespace workshop

@@ -1,0 +1,124 @@
+#include "sanitizer_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+#include "source_path.hpp"
+
+namespace workshop {
+
+namespace {
+
+// compute-sanitizer prefixes every line with "========= "; a report starts unindented after the prefix and
+// goes on with indented lines.
+constexpr const char* kPrefix = "========= ";
+
+struct Record {
+    std::string head;
+    std::vector<std::string> body;
+};
+
+std::vector<Record> records_of(const std::string& text) {
+    std::vector<Record> records;
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.rfind(kPrefix, 0) != 0) continue;
+        const std::string rest = line.substr(std::string(kPrefix).size());
+        if (rest.empty() || rest.find_first_not_of(' ') == std::string::npos) continue;
+        if (rest[0] != ' ') records.push_back({rest, {}});
+        else if (!records.empty()) records.back().body.push_back(rest.substr(rest.find_first_not_of(' ')));
+    }
+    return records;
+}
+
+// "... in /home/s/step3/transpose.cu:44" (newer tools) or "... in /home/s/step3/transpose.cu:44:kernel(...)".
+std::string location_in(const std::string& line) {
+    static const std::regex where(R"(in (\S+\.(?:cu|cuh|h|hpp|cpp|cc)):(\d+))");
+    std::smatch m;
+    if (!std::regex_search(line, m, where)) return {};
+    return short_source_path(m[1]) + ":" + m[2].str();
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+bool is_report(const std::string& head) {
+    static const std::regex summary(R"(^(COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Program hit|Target application returned|Saved host backtrace))");
+    return !std::regex_search(head, summary);
+}
+
+SanitizerFinding parse_race(const Record& r) {
+    // "Error: Race reported between Write access at ... in a.cu:41" / "and Read access at ... in a.cu:43 [..]"
+    static const std::regex access(R"((Write|Read) access at)");
+    SanitizerFinding f;
+    std::smatch m;
+    if (std::regex_search(r.head, m, access)) f.access = lower(m[1]);
+    f.location = location_in(r.head);
+    for (const auto& line : r.body) {
+        if (line.rfind("and ", 0) != 0) continue;
+        if (std::regex_search(line, m, access)) f.other_access = lower(m[1]);
+        f.other_location = location_in(line);
+        break;
+    }
+    return f;
+}
+
+SanitizerFinding parse_memory_error(const Record& r) {
+    // "Invalid __global__ write of size 4 bytes" / "at ... in a.cu:44" / "Address 0x... is out of bounds" /
+    // "and is 4 bytes after the nearest allocation at 0x... of size 1200 bytes" (or "Address ... is misaligned")
+    static const std::regex invalid(R"(Invalid __(\w+)__ (read|write|atomic) of size (\d+) bytes)");
+    SanitizerFinding f;
+    std::smatch m;
+    if (std::regex_search(r.head, m, invalid)) {
+        f.access = m[2];
+        f.size_bytes = std::stoi(m[3]);
+    }
+    for (const auto& line : r.body) {
+        if (f.location.empty()) f.location = location_in(line);
+        if (line.find("is misaligned") != std::string::npos) f.address = "misaligned";
+        if (line.rfind("and is ", 0) == 0) f.address = line.substr(7, line.find(" at ") - 7);
+    }
+    return f;
+}
+
+}  // namespace
+
+std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, const std::string& text) {
+    std::vector<SanitizerFinding> findings;
+    for (const Record& r : records_of(text)) {
+        if (!is_report(r.head)) continue;
+        SanitizerFinding f = r.head.find("Race reported") != std::string::npos ? parse_race(r) : parse_memory_error(r);
+        if (f.location.empty())
+            for (const auto& line : r.body)
+                if (f.location.empty()) f.location = location_in(line);
+        f.tool = tool;
+        f.headline = r.head;
+        const bool seen = std::any_of(findings.begin(), findings.end(), [&](const SanitizerFinding& g) {
+            return g.headline == f.headline && g.location == f.location && g.other_location == f.other_location;
+        });
+        if (!seen) findings.push_back(f);
+    }
+    return findings;
+}
+
+std::string SanitizerFinding::sentence() const {
+    if (!other_location.empty())
+        return fmt::format("race: {} {}s and {} {}s the same shared memory with no barrier between", location, access,
+                           other_location, other_access);
+    if (!access.empty() && !location.empty()) {
+        if (address == "misaligned")
+            return fmt::format("misaligned: {} {}s {} bytes at an address that is not a multiple of {}", location,
+                               access, size_bytes, size_bytes);
+        return fmt::format("out of bounds: {} {}s {} bytes{}", location, access, size_bytes,
+                           address.empty() ? " outside every allocation" : ", " + address);
+    }
+    return fmt::format("{}: {}{}", tool, headline, location.empty() ? "" : " at " + location);
+}
+
+}  // namespace workshop

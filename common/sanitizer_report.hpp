@@ -1,0 +1,26 @@
+// Reading compute-sanitizer's reports. The verdict names each problem by its source line, in words a student
+// can act on: "race: step3/transpose.cu:41 writes and step3/transpose.cu:43 reads the same shared memory with
+// no barrier between".
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace workshop {
+
+struct SanitizerFinding {
+    std::string tool;      // memcheck, racecheck, synccheck
+    std::string headline;  // the report's first line, as the tool wrote it
+    std::string access, location;              // "write", "step3/transpose.cu:44" (either may be empty)
+    std::string other_access, other_location;  // racecheck: the second access of the pair
+    int size_bytes = 0;    // memcheck: the size of the bad access
+    std::string address;   // memcheck: "4 bytes after the nearest allocation ...", "misaligned", ...
+
+    // One phrase for the verdict.
+    std::string sentence() const;
+};
+
+// The findings in the text a tool printed (each reported place once).
+std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, const std::string& text);
+
+}  // namespace workshop

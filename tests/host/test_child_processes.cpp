@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "child_processes.hpp"
+
+using namespace workshop;
+
+namespace {
+
+std::map<size_t, ChildResult> run_all(const std::vector<ChildJob>& jobs, int parallel) {
+    std::map<size_t, ChildResult> results;
+    run_children(jobs, parallel, [&](size_t i, const ChildResult& r) {
+        EXPECT_EQ(results.count(i), 0u) << "job " << i << " reported twice";
+        results[i] = r;
+    });
+    return results;
+}
+
+ChildJob shell(const std::string& script, double timeout_s = 30) { return {{"/bin/sh", "-c", script}, timeout_s}; }
+
+}  // namespace
+
+TEST(ChildProcesses, CollectsOutputErrorsAndExitCodes) {
+    const auto r = run_all({shell("echo out; echo err >&2; exit 3"), shell("printf 'a\\nb\\n'")}, 2);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r.at(0).out, "out\n");
+    EXPECT_EQ(r.at(0).err, "err\n");
+    EXPECT_TRUE(r.at(0).exited(3));
+    EXPECT_EQ(r.at(1).out, "a\nb\n");
+    EXPECT_TRUE(r.at(1).exited(0));
+}
+
+TEST(ChildProcesses, ACrashIsReportedAsTheSignal) {
+    const auto r = run_all({shell("kill -SEGV $$")}, 1);
+    EXPECT_EQ(r.at(0).signal, 11);
+    EXPECT_EQ(describe_ending(r.at(0)), "killed by SIGSEGV");
+}
+
+TEST(ChildProcesses, AHangIsKilledAtItsTimeoutWithWhatItStarted) {
+    // The child starts a grandchild that would outlive it; the whole process group must go.
+    const auto r = run_all({shell("sleep 30 & echo started; wait", 0.5), shell("echo quick")}, 2);
+    EXPECT_TRUE(r.at(0).timed_out);
+    EXPECT_EQ(r.at(0).out, "started\n");
+    EXPECT_LT(r.at(0).seconds, 5);
+    EXPECT_EQ(describe_ending(r.at(0)).rfind("no answer after", 0), 0u);
+    EXPECT_TRUE(r.at(1).exited(0));
+}
+
+TEST(ChildProcesses, RunsEveryJobWhateverTheParallelism) {
+    std::vector<ChildJob> jobs;
+    for (int i = 0; i < 9; ++i) jobs.push_back(shell("echo " + std::to_string(i)));
+    for (int parallel : {1, 3, 16}) {
+        const auto r = run_all(jobs, parallel);
+        ASSERT_EQ(r.size(), jobs.size());
+        for (size_t i = 0; i < jobs.size(); ++i) EXPECT_EQ(r.at(i).out, std::to_string(i) + "\n");
+    }
+}
+
+TEST(ChildProcesses, AProgramThatCannotStartSaysSo) {
+    const auto r = run_all({{{"/no/such/program"}, 5}}, 1);
+    EXPECT_TRUE(r.at(0).exited(127));
+    EXPECT_NE(r.at(0).err.find("could not start"), std::string::npos);
+}
