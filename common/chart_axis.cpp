@@ -127,9 +127,10 @@ double text_width(const std::string& text, double font_px) {
 }
 
 std::vector<int> assign_rows(const std::vector<std::pair<double, double>>& spans, double gap) {
+    // Taken in the order of their right ends, the last span placed in a row is the one that reaches furthest.
     std::vector<size_t> order(spans.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spans[a].first < spans[b].first; });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return spans[a].second < spans[b].second; });
     std::vector<int> rows(spans.size());
     std::vector<double> row_end;  // the right end of the last span placed in each row
     for (size_t i : order) {

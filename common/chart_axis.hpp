@@ -41,7 +41,8 @@ std::string value_label(double v);
 double text_width(const std::string& text, double font_px);
 
 // For labels spanning [left, right] on one line: a row for each so that labels in the same row are at least
-// `gap` apart; row 0 first. The spans keep their order within a row.
+// `gap` apart; row 0 first. Labels are placed in the order of their right ends, so of two labels that
+// overlap, the one ending further right goes in the higher row.
 std::vector<int> assign_rows(const std::vector<std::pair<double, double>>& spans, double gap);
 
 }  // namespace workshop::chart

@@ -177,7 +177,7 @@ std::string svg_line_chart(const ChartText& t, const std::string& x_label, const
     // x ticks at the measured sizes, every other one left out while their labels would touch.
     double last_label_end = -1e9;
     for (double x : xs) {
-        const std::string label = chart::tick_label(x);
+        const std::string label = fmt::format("{:g}", x);  // a size, written out: 16384, not 16.384k
         const double w = text_width(label, kSmallPx);
         svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n", px(x),
                            top, bottom);
