@@ -3,6 +3,7 @@
 #   make test     host tests everywhere; GPU tests on a GPU (reported as skipped without one)
 #   make bench    the benchmark: every solution and reference over a range of sizes (needs a GPU)
 #   make status   where a student stands: every step and track, builds / correct / speed, and what is next
+#   make class    the class table: every student's status from WORKSHOP_CLASS_DIR (see "Workshop on a cluster")
 #   make build    configure and build everything
 # CUDA_ARCH=80 picks the GPU architecture (default: the GPU's own, or sm_90 without one).
 
@@ -12,8 +13,11 @@ CUDA_ARCH ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
 export PATH := $(PATH):/usr/local/cuda/bin
+# GPU programs run through the room's launcher (WORKSHOP_LAUNCHER in the environment or workshop.conf, e.g. srun);
+# builds stay here. Without one they run right here.
+LAUNCH := common/make/launch.sh
 
-.PHONY: all build configure setup test test-host test-gpu run status bench clean
+.PHONY: all build configure setup test test-host test-gpu run status bench class clean
 
 all: build
 
@@ -42,17 +46,20 @@ test-gpu: build
 	@common/make/run_tests.sh $(BUILD_DIR) -L gpu -j $(JOBS)
 
 run: build
-	$(BUILD_DIR)/bin/workshop_results --out $(BUILD_DIR)/results
+	$(LAUNCH) $(BUILD_DIR)/bin/workshop_results --out $(BUILD_DIR)/results
 
 # The benchmark: every solution and reference over a range of sizes, each measured twice.
 # BENCH_ARGS="--flush-l2" evicts L2 before every timed run; "--reps 50" times more runs.
 BENCH_ARGS ?= --reps 20
 bench: build
-	$(BUILD_DIR)/bin/workshop_results --sweep --out $(BUILD_DIR)/results $(BENCH_ARGS)
+	$(LAUNCH) $(BUILD_DIR)/bin/workshop_results --sweep --out $(BUILD_DIR)/results $(BENCH_ARGS)
 
 status: $(BUILD_DIR)/CMakeCache.txt
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(foreach s,1 2 3 4 5,$(foreach t,transpose matmul,solution$(s)_$(t))) >/dev/null
 	@common/make/status.sh $(BUILD_DIR)
+
+class:
+	@common/make/class.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

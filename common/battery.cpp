@@ -213,8 +213,11 @@ int run_battery(const BatteryRequest& request) {
             for (size_t f = 1; f < o.findings.size() && f < 4; ++f) more.push_back(o.findings[f].sentence());
             print_block(tools[t], o.line, more);
             all_clean &= o.clean;
-            if (!o.findings.empty()) reasons.push_back(o.findings.front().sentence());
-            else if (!o.clean && !any_timeout) reasons.push_back(tools[t] + " " + o.line);
+            // A failed CUDA call is already a failing shape above; a bad access or a race is news.
+            const auto news = std::find_if(o.findings.begin(), o.findings.end(),
+                                           [&](const SanitizerFinding& f) { return !f.is_api_error() || !failing; });
+            if (news != o.findings.end()) reasons.push_back(news->sentence());
+            else if (o.findings.empty() && !o.clean && !any_timeout) reasons.push_back(tools[t] + " " + o.line);
         }
         checks_note = all_clean ? "memcheck and racecheck clean" : "";
     }

@@ -28,19 +28,26 @@ namespace {
 
 std::string dims(const dim3& d) { return fmt::format("({}, {}, {})", d.x, d.y, d.z); }
 
-std::string hint_for(const LaunchOutcome& o) {
-    const dim3 g = o.info.grid, b = o.info.block;
-    const bool known = o.info.kernel != nullptr;
+// A refused launch is nearly always its configuration; which error code says so varies between CUDA versions
+// (cudaErrorInvalidConfiguration, cudaErrorInvalidValue), so the grid and block are read first.
+std::string configuration_hint(const LaunchInfo& info) {
+    const dim3 g = info.grid, b = info.block;
     const uint64_t threads = uint64_t{b.x} * b.y * b.z;
+    if (g.x == 0 || g.y == 0 || g.z == 0)
+        return "A grid dimension of 0 means a block count was rounded down (cols / 32 is 0 when cols < 32): "
+               "round it up, as (cols + 31) / 32 does";
+    if (threads > 1024) return fmt::format("A block of {} threads: at most 1024 are allowed", threads);
+    if (b.z > 64) return "A block may be at most 64 threads deep (z)";
+    if (g.y > 65535 || g.z > 65535) return "A grid may have at most 65535 blocks along y and z: put the long side on x";
+    return {};
+}
+
+std::string hint_for(const LaunchOutcome& o) {
+    if (o.at_launch && o.info.kernel) {
+        if (std::string hint = configuration_hint(o.info); !hint.empty()) return hint;
+    }
     switch (o.error) {
         case cudaErrorInvalidConfiguration:
-            if (known && (g.x == 0 || g.y == 0 || g.z == 0))
-                return "A grid dimension of 0 means a block count was rounded down (cols / 32 is 0 when cols < 32): "
-                       "round it up, as (cols + 31) / 32 does";
-            if (known && threads > 1024)
-                return fmt::format("A block of {} threads: at most 1024 are allowed", threads);
-            if (known && (g.y > 65535 || g.z > 65535))
-                return "A grid may have at most 65535 blocks along y and z: put the long side on x";
             return "Check the grid and block sizes: at most 1024 threads per block, 65535 blocks along y and z";
         case cudaErrorLaunchOutOfResources:
             return "The block needs more registers than the SM has for this many threads: launch fewer threads per "
@@ -66,6 +73,14 @@ void report_launch_failure(const LaunchOutcome& o, Verdict& verdict) {
     if (o.info.kernel) what += fmt::format(", grid {} x block {}", dims(o.info.grid), dims(o.info.block));
     if (o.line > 0) what += fmt::format(", reported at {}:{}", short_source_path(o.file), o.line);
     verdict.set_failure(what, hint_for(o));
+}
+
+bool launch_and_record(const std::function<LaunchInfo()>& launch, LaunchInfo& info, Verdict& verdict) {
+    const LaunchOutcome outcome = launch_and_wait(launch);
+    info = outcome.info;
+    if (outcome.ok()) return true;
+    report_launch_failure(outcome, verdict);
+    return false;
 }
 
 }  // namespace workshop

@@ -27,4 +27,8 @@ LaunchOutcome launch_and_wait(const std::function<LaunchInfo()>& launch);
 // Marks `verdict` failed with what the outcome says, and a hint at the usual cause.
 void report_launch_failure(const LaunchOutcome& outcome, Verdict& verdict);
 
+// launch_and_wait, keeping what was launched in `info`; on a failure, reports it in `verdict` and returns false
+// (the output is then not worth checking).
+bool launch_and_record(const std::function<LaunchInfo()>& launch, LaunchInfo& info, Verdict& verdict);
+
 }  // namespace workshop

@@ -53,12 +53,7 @@ LaunchInfo MatmulProblem::launch() { return matmul_on_device(d_A_.get(), d_B_.ge
 CheckResult MatmulProblem::run_checked() {
     d_C_.poison();
     CheckResult result;
-    const LaunchOutcome outcome = launch_and_wait([&] { return launch(); });
-    result.launch = outcome.info;
-    if (!outcome.ok()) {
-        report_launch_failure(outcome, result.verdict);
-        return result;
-    }
+    if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
     std::vector<float> C(d_C_.count());
     d_C_.download(C.data());
     result.verdict = verify_matmul_result(in_, C, M_, N_, K_);

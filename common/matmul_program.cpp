@@ -22,21 +22,11 @@ const std::string kUnit = "GFLOP/s";
 
 int check_one_shape(const Options& o) {
     const CheckResult kernel = check_matmul_on_device(o.M, o.N, o.K, o.seed, {o.misalign, o.guards});
-    const bool kernel_pending = kStep == 1 && !kernel.launched_kernel();
-    if (!kernel_pending && !kernel.verdict.ok) return report_shape(kernel.verdict);
 #ifdef WORKSHOP_HOST_API
-    const Verdict round_trip = check_matmul_from_host(o.M, o.N, o.K, o.seed);
-    if (!round_trip.ok) return report_shape(round_trip, "matmul_from_host: ");
-    if (kernel_pending) {
-        fmt::print("PASS matmul_from_host (matmul_on_device launches no kernel yet)\n");
-        return kExitOk;
-    }
+    return report_checked_shape(kStep, kernel, [&] { return check_matmul_from_host(o.M, o.N, o.K, o.seed); }, "matmul");
+#else
+    return report_checked_shape(kStep, kernel, nullptr, "matmul");
 #endif
-    if (kernel_pending) {
-        fmt::print("SKIP no kernel yet\n");
-        return kExitOk;
-    }
-    return report_shape(kernel.verdict);
 }
 
 // Step 1's lesson beyond the kernel: the CPU baseline, and what the trip to the GPU and back costs.
@@ -146,9 +136,5 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Matmul, argc, argv);
-    const DeviceFacts dev = require_device();
-    if (o.check) return run_battery(battery_request(kTrack, matmul_battery(), matmul_sanitizer_shape(), o));
-    if (o.sanitize) return run_sanitizers(battery_request(kTrack, matmul_battery(), matmul_sanitizer_shape(), o));
-    if (o.check_shape) return check_one_shape(o);
-    return run_one_size(o, dev);
+    return run_mode(o, kTrack, matmul_battery(), matmul_sanitizer_shape(), check_one_shape, run_one_size);
 }

@@ -34,6 +34,25 @@ int report_shape(const Verdict& v, const std::string& what) {
     return v.failure.empty() ? kExitWrongAnswer : kExitCudaError;
 }
 
+int report_checked_shape(int step, const CheckResult& kernel, const std::function<Verdict()>& round_trip,
+                         const std::string& function_prefix) {
+    const bool kernel_pending = step == 1 && !kernel.launched_kernel();
+    if (!kernel_pending && !kernel.verdict.ok) return report_shape(kernel.verdict);
+    if (round_trip) {
+        const Verdict host = round_trip();
+        if (!host.ok) return report_shape(host, function_prefix + "_from_host: ");
+        if (kernel_pending) {
+            fmt::print("PASS {0}_from_host ({0}_on_device launches no kernel yet)\n", function_prefix);
+            return kExitOk;
+        }
+    }
+    if (kernel_pending) {
+        fmt::print("SKIP no kernel yet\n");
+        return kExitOk;
+    }
+    return report_shape(kernel.verdict);
+}
+
 LaunchModel model_launch(const LaunchInfo& launch, const DeviceFacts& device) {
     LaunchModel m;
     if (!launch.kernel) return m;

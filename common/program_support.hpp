@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ void print_results(const Options& o, const std::string& title, const std::vector
 // `what` names the function judged in step 1, where there are two ("transpose_from_host: ").
 int report_shape(const Verdict& v, const std::string& what = "");
 
+// --check-shape's report from the kernel's check and, where the step has one (step 1), the check of the round
+// trip through host memory, `round_trip` (else empty). Step 1's starting point launches no kernel yet: then
+// only the round trip is judged. `function_prefix` is "transpose" or "matmul". (The step comes as an argument:
+// this file is compiled once for all programs, so kStep is not known here.)
+int report_checked_shape(int step, const CheckResult& kernel, const std::function<Verdict()>& round_trip,
+                         const std::string& function_prefix);
+
 // The battery of this program's track, for --check and --sanitize.
 template <typename Shape>
 BatteryRequest battery_request(const std::string& track, const std::vector<Shape>& shapes, const Shape& sanitizer_shape,
@@ -65,6 +73,18 @@ BatteryRequest battery_request(const std::string& track, const std::vector<Shape
     r.sanitizer_shape = {sanitizer_shape.label(), sanitizer_shape.args()};
     r.common_args = {"--seed", std::to_string(o.seed)};
     return r;
+}
+
+// What every program does once its options are parsed: the battery (--check), the sanitizers (--sanitize), one
+// checked shape (--check-shape), or else the timed run at one size.
+template <typename Shape, typename CheckOneShape, typename RunOneSize>
+int run_mode(const Options& o, const std::string& track, const std::vector<Shape>& battery,
+             const Shape& sanitizer_shape, CheckOneShape check_one_shape, RunOneSize run_one_size) {
+    const DeviceFacts dev = require_device();
+    if (o.check) return run_battery(battery_request(track, battery, sanitizer_shape, o));
+    if (o.sanitize) return run_sanitizers(battery_request(track, battery, sanitizer_shape, o));
+    if (o.check_shape) return check_one_shape(o);
+    return run_one_size(o, dev);
 }
 
 // Fills each row's % of the same-run reference row named `reference_name` and % of `peak` (transfers excepted).

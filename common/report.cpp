@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 namespace workshop {
 
@@ -82,6 +83,16 @@ bool from_csv(const std::string& line, ResultRow& r) {
     r = ResultRow{f[0], f[1], f[2], f[3], f[4], std::atoi(f[5].c_str()), num(f[6]), num(f[7]), num(f[8]),
                   num(f[9]), f[10], num(f[11]), num(f[12]), f[13], f[14], f[15]};
     return true;
+}
+
+std::vector<ResultRow> parse_rows(const std::string& csv) {
+    std::vector<ResultRow> rows;
+    std::istringstream lines(csv);
+    std::string line;
+    ResultRow r;
+    while (std::getline(lines, line))
+        if (from_csv(line, r)) rows.push_back(r);
+    return rows;
 }
 
 std::string to_json(const std::vector<ResultRow>& rows) {

@@ -28,6 +28,8 @@ std::string to_csv(const ResultRow& row);
 // Parses one line written by to_csv (or by an older version, which wrote no date); false if it is not such a
 // line.
 bool from_csv(const std::string& line, ResultRow& row);
+// Every line of `csv` that from_csv accepts, in order.
+std::vector<ResultRow> parse_rows(const std::string& csv);
 
 std::string to_json(const std::vector<ResultRow>& rows);
 

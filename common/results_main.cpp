@@ -19,10 +19,10 @@
 #include <map>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_odd_shapes.hpp"
 #include "device_info.hpp"
 #include "exit_codes.hpp"
 #include "report.hpp"
@@ -38,6 +38,7 @@ struct TrackSpec {
     std::array<const char*, 5> ideas;
     std::vector<int> sweep_sizes;
     int slow_steps_max_size;  // steps 1 and 2 stop here in the sweep: beyond it they take minutes
+    int lesson_size;          // the size make run and the lessons use
 };
 
 const TrackSpec kTracks[] = {
@@ -45,11 +46,13 @@ const TrackSpec kTracks[] = {
      {"one thread per row", "2D grid, one thread per element", "shared-memory tile", "padded tile, no bank conflicts",
       "several elements per thread"},
      {1024, 2048, 4096, 8192, 16384},
-     16384},
+     16384,
+     8192},
     {"matmul", "GFLOP/s", "cuBLAS SGEMM FP32", "cuBLAS",
      {"one thread per output (uncoalesced)", "coalesced", "shared-memory tiles", "several outputs per thread (1D)",
       "2D register tile, float4 loads"},
      {256, 512, 1024, 2048, 4096, 8192},
+     4096,
      4096},
 };
 
@@ -62,16 +65,6 @@ std::pair<std::string, int> run_program(const std::string& command) {
     while (fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
     const int status = pclose(pipe);
     return {output, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
-
-std::vector<ResultRow> parse_rows(const std::string& csv) {
-    std::vector<ResultRow> rows;
-    std::istringstream lines(csv);
-    std::string line;
-    ResultRow r;
-    while (std::getline(lines, line))
-        if (from_csv(line, r)) rows.push_back(r);
-    return rows;
 }
 
 std::string read_file(const fs::path& path) {
@@ -254,9 +247,11 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
     for (int size : spec.sweep_sizes) head += fmt::format(" {:>9}", size);
     fmt::print("{}\n", head);
     std::vector<Series> series;
+    std::vector<std::pair<std::string, double>> lesson_spread;  // name, |run 1 - run 2| / run 1 at the lesson size
     for (const auto& name : order) {
         std::string line = fmt::format("  {:<32}", name);
         const bool is_step = name.rfind("step", 0) == 0;
+        const bool is_limit = name.find("theoretical") != std::string::npos || name == "FP32 peak";  // computed
         Series s{name, {}, !is_step};
         for (int size : spec.sweep_sizes) {
             auto it = rate[name].find(size);
@@ -267,13 +262,21 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
             const auto [first, second] = it->second;
             line += fmt::format(" {:>9.5g}", first);
             s.points.push_back({static_cast<double>(size), first});
-            if (name.find("theoretical") == std::string::npos && name != "FP32 peak" && first > 0 && second > 0)
+            if (!is_limit && first > 0 && second > 0)
                 variations.push_back(std::abs(first - second) / first);
         }
         fmt::print("{}\n", line);
+        if (auto it = rate[name].find(spec.lesson_size); it != rate[name].end() && !is_limit) {
+            const auto [first, second] = it->second;
+            if (first > 0 && second > 0) lesson_spread.push_back({name, std::abs(first - second) / first});
+        }
         // TF32 runs on the tensor cores, several times the FP32 peak: it would flatten every other line.
         if (name.find("TF32") == std::string::npos) series.push_back(s);
     }
+    std::string spreads;
+    for (const auto& [name, spread_of_medians] : lesson_spread)
+        spreads += fmt::format("{}{} {:.1f}%", spreads.empty() ? "" : ", ", name, 100 * spread_of_medians);
+    fmt::print("\nrun 1 against run 2 at the lesson size ({}): {}\n", spec.lesson_size, spreads);
     fmt::print("\nspread of the timed runs behind each median above, (max - min) / median:\n{}\n", head);
     for (const auto& name : order) {
         if (spread[name].empty()) continue;  // limits are computed, not timed
@@ -365,6 +368,10 @@ int main(int argc, char** argv) {
             ok &= gather_sweep(spec, bin, passthrough, rows);
             stamp_date(rows, today);
             publish_sweep(spec, rows, out, variations);
+            std::vector<ResultRow> odd_rows;
+            ok &= bench_odd_shapes(spec.track, bin, passthrough, run_program, odd_rows);
+            stamp_date(odd_rows, today);
+            write_data(out / ("bench_odd_shapes_" + spec.track), odd_rows);
         } else {
             ok &= gather_table(spec, bin, passthrough, rows);
             stamp_date(rows, today);

@@ -49,8 +49,20 @@ std::string lower(std::string s) {
 }
 
 bool is_report(const std::string& head) {
-    static const std::regex summary(R"(^(COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Program hit|Target application returned|Saved host backtrace))");
+    static const std::regex summary(R"(^(COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Target application returned|Saved host backtrace))");
     return !std::regex_search(head, summary);
+}
+
+// "Program hit cudaErrorInvalidValue (error 1) due to "invalid argument" on CUDA API call to cudaLaunchKernel."
+SanitizerFinding parse_api_error(const Record& r) {
+    static const std::regex hit(R"(Program hit (\w+) .* on CUDA API call to (\w+))");
+    SanitizerFinding f;
+    std::smatch m;
+    if (std::regex_search(r.head, m, hit)) {
+        f.api_error = m[1];
+        f.api_call = m[2];
+    }
+    return f;
 }
 
 SanitizerFinding parse_race(const Record& r) {
@@ -82,7 +94,8 @@ SanitizerFinding parse_memory_error(const Record& r) {
     for (const auto& line : r.body) {
         if (f.location.empty()) f.location = location_in(line);
         if (line.find("is misaligned") != std::string::npos) f.address = "misaligned";
-        if (line.rfind("and is ", 0) == 0) f.address = line.substr(7, line.find(" at ") - 7);
+        else if (line.rfind("and is ", 0) == 0 && f.address != "misaligned")
+            f.address = line.substr(7, line.find(" at ") - 7);
     }
     return f;
 }
@@ -93,7 +106,9 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
     std::vector<SanitizerFinding> findings;
     for (const Record& r : records_of(text)) {
         if (!is_report(r.head)) continue;
-        SanitizerFinding f = r.head.find("Race reported") != std::string::npos ? parse_race(r) : parse_memory_error(r);
+        SanitizerFinding f = r.head.find("Race reported") != std::string::npos ? parse_race(r)
+                             : r.head.rfind("Program hit", 0) == 0           ? parse_api_error(r)
+                                                                              : parse_memory_error(r);
         if (f.location.empty())
             for (const auto& line : r.body)
                 if (f.location.empty()) f.location = location_in(line);
@@ -108,6 +123,7 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
 }
 
 std::string SanitizerFinding::sentence() const {
+    if (!api_error.empty()) return fmt::format("{}: {} failed with {}", tool, api_call, api_error);
     if (!other_location.empty())
         return fmt::format("race: {} {}s and {} {}s the same shared memory with no barrier between", location, access,
                            other_location, other_access);

@@ -15,6 +15,10 @@ struct SanitizerFinding {
     std::string other_access, other_location;  // racecheck: the second access of the pair
     int size_bytes = 0;    // memcheck: the size of the bad access
     std::string address;   // memcheck: "4 bytes after the nearest allocation ...", "misaligned", ...
+    std::string api_error, api_call;  // a CUDA call that failed ("cudaErrorInvalidValue", "cudaLaunchKernel")
+
+    // A failed CUDA call, not a bad access: the battery reports the same failure shape by shape.
+    bool is_api_error() const { return !api_error.empty(); }
 
     // One phrase for the verdict.
     std::string sentence() const;

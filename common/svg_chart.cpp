@@ -119,21 +119,35 @@ std::string svg_bar_chart(const ChartText& t, const std::vector<Bar>& bars, cons
     std::vector<std::string> labels;
     for (const auto& b : bars) labels.push_back(b.label);
     const std::vector<std::string> colors = chart_colors(labels);
+    // Bars first, then the limit lines across them, then every label, so that a label's white halo breaks a
+    // dashed line that runs through it instead of the line striking the digits out.
     for (size_t i = 0; i < bars.size(); ++i) {
         const double y = top + i * row_h, end = x_of(bars[i].value);
         svg += text(left - 8, y + 17, kLabelPx, "end", bars[i].label);
         if (bars[i].value > 0)
             svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n", left,
                                y + 4, std::max(end - left, 2.0), row_h - 8, colors[i]);
-        svg += text(std::max(end, left + 2) + 4, y + 17, kSmallPx, "start", chart::value_label(bars[i].value), true);
     }
-    for (size_t i = 0; i < limits.size(); ++i) {
-        const double x = x_of(limits[i].value), label_y = top - 8 - rows[i] * limit_row_h;
+    for (size_t i = 0; i < limits.size(); ++i)
         svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\" "
                            "stroke-dasharray=\"5,4\"/>\n",
-                           x, label_y + 4, bottom);
+                           x_of(limits[i].value), top - 4 - rows[i] * limit_row_h, bottom);
+    // A value goes after its bar, or inside the bar's end in white where a limit line would run through it.
+    for (size_t i = 0; i < bars.size(); ++i) {
+        const double end = std::max(x_of(bars[i].value), left + 2), y = top + i * row_h + 17;
+        const std::string value = chart::value_label(bars[i].value);
+        const double w = text_width(value, kSmallPx);
+        const bool crossed = std::any_of(limits.begin(), limits.end(), [&](const LimitLine& l) {
+            return x_of(l.value) > end - 1 && x_of(l.value) < end + 4 + w + 2;
+        });
+        if (crossed && end - left > w + 12) svg += text(end - 5, y, kSmallPx, "end", value, false, " fill=\"white\"");
+        else svg += text(end + 4, y, kSmallPx, "start", value, true);
+    }
+    for (size_t i = 0; i < limits.size(); ++i) {
+        const double x = x_of(limits[i].value);
         const bool ends_at_line = spans[i].second <= x;
-        svg += text(ends_at_line ? x - 3 : x + 3, label_y, kSmallPx, ends_at_line ? "end" : "start", limit_text[i], true);
+        svg += text(ends_at_line ? x - 3 : x + 3, top - 8 - rows[i] * limit_row_h, kSmallPx,
+                    ends_at_line ? "end" : "start", limit_text[i], true);
     }
     return svg + "</svg>\n";
 }
@@ -192,7 +206,12 @@ std::string svg_line_chart(const ChartText& t, const std::string& x_label, const
     std::vector<std::string> labels;
     for (const auto& s : series) labels.push_back(s.label);
     const std::vector<std::string> colors = chart_colors(labels);
-    for (size_t i = 0; i < series.size(); ++i) {
+    // The dashed reference lines first: a step that reaches one (step 5 at the copy kernel) is drawn over it.
+    std::vector<size_t> drawing_order;
+    for (bool dashed : {true, false})
+        for (size_t i = 0; i < series.size(); ++i)
+            if (series[i].dashed == dashed) drawing_order.push_back(i);
+    for (size_t i : drawing_order) {
         const auto& s = series[i];
         const std::string dash = s.dashed ? " stroke-dasharray=\"7,4\"" : "";
         std::string path;

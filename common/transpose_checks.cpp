@@ -19,12 +19,7 @@ LaunchInfo TransposeProblem::launch() { return transpose_on_device(d_in_.get(), 
 CheckResult TransposeProblem::run_checked() {
     d_out_.poison();
     CheckResult result;
-    const LaunchOutcome outcome = launch_and_wait([&] { return launch(); });
-    result.launch = outcome.info;
-    if (!outcome.ok()) {
-        report_launch_failure(outcome, result.verdict);
-        return result;
-    }
+    if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
     std::vector<float> out(in_.size());
     d_out_.download(out.data());
     result.verdict = verify_transpose(in_.data(), out.data(), rows_, cols_);

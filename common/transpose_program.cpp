@@ -23,21 +23,11 @@ const std::string kUnit = "GB/s";
 
 int check_one_shape(const Options& o) {
     const CheckResult kernel = check_transpose_on_device(o.rows, o.cols, o.seed, {o.misalign, o.guards});
-    const bool kernel_pending = kStep == 1 && !kernel.launched_kernel();
-    if (!kernel_pending && !kernel.verdict.ok) return report_shape(kernel.verdict);
 #ifdef WORKSHOP_HOST_API
-    const Verdict round_trip = check_transpose_from_host(o.rows, o.cols, o.seed);
-    if (!round_trip.ok) return report_shape(round_trip, "transpose_from_host: ");
-    if (kernel_pending) {
-        fmt::print("PASS transpose_from_host (transpose_on_device launches no kernel yet)\n");
-        return kExitOk;
-    }
+    return report_checked_shape(kStep, kernel, [&] { return check_transpose_from_host(o.rows, o.cols, o.seed); }, "transpose");
+#else
+    return report_checked_shape(kStep, kernel, nullptr, "transpose");
 #endif
-    if (kernel_pending) {
-        fmt::print("SKIP no kernel yet\n");
-        return kExitOk;
-    }
-    return report_shape(kernel.verdict);
 }
 
 // Step 1's lesson beyond the kernel: what the trip to the GPU and back costs, from pageable and pinned memory.
@@ -164,9 +154,5 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Transpose, argc, argv);
-    const DeviceFacts dev = require_device();
-    if (o.check) return run_battery(battery_request(kTrack, transpose_battery(), transpose_sanitizer_shape(), o));
-    if (o.sanitize) return run_sanitizers(battery_request(kTrack, transpose_battery(), transpose_sanitizer_shape(), o));
-    if (o.check_shape) return check_one_shape(o);
-    return run_one_size(o, dev);
+    return run_mode(o, kTrack, transpose_battery(), transpose_sanitizer_shape(), check_one_shape, run_one_size);
 }

@@ -1,5 +1,8 @@
 # Shared by the scripts in this folder and the sanitizer tests (source it; it defines functions only).
 
+# launch and workshop_setting: where GPU programs run (the room's launcher, e.g. srun, or here).
+source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
+
 # step_rate PROGRAM [options]: the GB/s or GFLOP/s on the step's own row of PROGRAM's CSV output
 # (empty when the program launched no kernel).
 step_rate() { "$@" --csv --no-references --no-host | awk -F, '$3 == "step" { print $10 }'; }

@@ -22,13 +22,24 @@ metrics=(
   "global store efficiency (%)|smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct|100"
   "sectors per load request|l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio|4 (16 with float4)"
   "sectors per store request|l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio|4 (16 with float4)"
-  "shared load bank conflicts|l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum|0"
-  "shared store bank conflicts|l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum|0"
+  "shared load bank conflicts|=conflicts ld|0"
+  "shared store bank conflicts|=conflicts st|0"
   "achieved occupancy (%)|sm__warps_active.avg.pct_of_peak_sustained_active|near theoretical"
   "DRAM throughput (% of peak)|dram__throughput.avg.pct_of_peak_sustained_elapsed|$([ "$track" = transpose ] && echo '> 85' || echo 'low: reuse from cache')"
   "FMA pipe busy (% of peak)|sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active|$([ "$track" = matmul ] && echo '> 80' || echo '-')"
 )
-list=$(printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | paste -sd, -)
+# Bank conflicts are computed, not read: ncu's own counter (l1tex__data_bank_conflicts_*) also counts shared-memory
+# wavefronts that the kernel's shared-memory instructions did not cause, and reads in the tens of thousands on a
+# conflict-free kernel. The ideal number of wavefronts is ncu's total less its conflict count; the wavefronts the
+# kernel's own instructions took (smsp__sass_*) less that ideal are the conflicts the code causes: 0 when it has
+# none, 31 per instruction for a warp that reads one column of a 32 x 32 float tile.
+conflict_metrics() {
+    for op in ld st; do
+        printf '%s\n' "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum" \
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum" "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_$op.sum"
+    done
+}
+list=$({ printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | grep -v '^='; conflict_metrics; } | paste -sd, -)
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -54,9 +65,19 @@ fi
 kernel=$(grep -m1 '"Metric Name"' -A1 "$log" | tail -n 1 | awk -F'","' '{print $5}')
 echo "== $(basename "$program") ${args[*]}: kernel ${kernel}"
 printf '  %-32s %14s   %s\n' "counter (slides' name)" "value" "ideal"
+read_metric() { awk -F'","' -v m="$1" '$13 == m { gsub(/"/, "", $15); gsub(/,/, "", $15); print $15; exit }' "$log"; }
 for m in "${metrics[@]}"; do
     IFS='|' read -r name metric ideal <<<"$m"
-    # ncu picks the duration's unit per value (nsecond, usecond, ...): keep it beside that number.
-    value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); u = (m == "gpu__time_duration.sum") ? " " $14 : ""; print $15 u }' "$log" | head -n 1)
+    if [[ $metric == "=conflicts "* ]]; then
+        op=${metric#=conflicts }
+        raw=$(read_metric "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum")
+        all=$(read_metric "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum")
+        own=$(read_metric "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_$op.sum")
+        value=$(awk -v r="$raw" -v a="$all" -v o="$own" 'BEGIN { if (r == "" || a == "" || o == "") exit
+            x = o - (a - r); printf "%d", (x > 0 ? x : 0) }')
+    else
+        # ncu picks the duration's unit per value (nsecond, usecond, ...): keep it beside that number.
+        value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); u = (m == "gpu__time_duration.sum") ? " " $14 : ""; print $15 u; exit }' "$log")
+    fi
     printf '  %-32s %14s   %s\n' "$name" "${value:-n/a}" "$ideal"
 done

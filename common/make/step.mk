@@ -26,6 +26,9 @@ EARLIER := $(if $(filter-out 0,$(PREVIOUS)),$(foreach t,$(TRACK),solution$(PREVI
 MAKE_DIR := $(TOP)/common/make
 # Builds print nothing unless they fail, and then only the compiler's messages, at the student's file:line.
 BUILD = @JOBS=$(JOBS) $(MAKE_DIR)/quiet_build.sh $(BUILD_DIR)
+# Runs a shell loop that runs GPU programs as one job of the room's launcher (WORKSHOP_LAUNCHER, e.g. srun), so
+# every figure of one command comes from the same GPU; without a launcher, right here. Builds stay outside it.
+ON_GPU = @$(MAKE_DIR)/launch.sh bash -c
 
 .PHONY: all build run check solution sanitize profile clean configure
 
@@ -41,21 +44,21 @@ build: configure
 	$(BUILD) $(MINE)
 
 run: build
-	@for p in $(MINE); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done
+	$(ON_GPU) 'for p in $(MINE); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done'
 
 check: configure
 	$(BUILD) $(MINE) $(SOLUTION) $(EARLIER)
-	@status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) || status=$$?; echo; done; exit $$status
+	$(ON_GPU) 'status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) || status=$$?; echo; done; exit $$status'
 
 solution: configure
 	$(BUILD) $(SOLUTION)
-	@for p in $(SOLUTION); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done
+	$(ON_GPU) 'for p in $(SOLUTION); do $(BIN)/$$p $(ARGS) || exit $$?; echo; done'
 
 sanitize: build
-	@status=0; for p in $(MINE); do $(BIN)/$$p --sanitize || status=$$?; echo; done; exit $$status
+	$(ON_GPU) 'status=0; for p in $(MINE); do $(BIN)/$$p --sanitize || status=$$?; echo; done; exit $$status'
 
 profile: build
-	@for t in $(TRACK); do $(MAKE_DIR)/profile.sh $(BIN)/step$(STEP)_$$t $$t $(ARGS) || exit $$?; done
+	$(ON_GPU) 'for t in $(TRACK); do $(MAKE_DIR)/profile.sh $(BIN)/step$(STEP)_$$t $$t $(ARGS) || exit $$?; done'
 
 clean:
 	rm -f $(foreach p,$(MINE),$(BIN)/$(p))

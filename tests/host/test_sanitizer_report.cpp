@@ -1,5 +1,6 @@
-// compute-sanitizer's reports, as the H100 printed them for buggy step files (tests/host/sanitizer_logs/), read
-// into findings and the phrases the verdict uses.
+// compute-sanitizer's reports, as it printed them on the H100 (CUDA 13.0) for buggy step files of the student
+// bug suite (tests/host/sanitizer_logs/, long runs of identical reports cut), read into findings and the phrases
+// the verdict uses.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -26,10 +27,16 @@ TEST(SanitizerReport, ARaceNamesBothLines) {
     const auto findings = parse_sanitizer_output("racecheck", log_file("racecheck_missing_barrier.txt"));
     ASSERT_FALSE(findings.empty());
     const SanitizerFinding& f = findings.front();
-    EXPECT_EQ(f.location.rfind("t3_missing_barrier/transpose.cu:", 0), 0u) << f.location;
-    EXPECT_EQ(f.other_location.rfind("t3_missing_barrier/transpose.cu:", 0), 0u) << f.other_location;
-    EXPECT_NE(f.location, f.other_location);
-    EXPECT_NE(f.sentence().find("with no barrier between"), std::string::npos) << f.sentence();
+    EXPECT_EQ(f.sentence(), "race: transpose.cu:28 writes and transpose.cu:30 reads the same shared memory with no "
+                            "barrier between");
+}
+
+TEST(SanitizerReport, EveryRaceRecordCountsWarningsToo) {
+    const auto findings = parse_sanitizer_output("racecheck", log_file("racecheck_two_reads.txt"));
+    ASSERT_EQ(findings.size(), 2u);
+    EXPECT_EQ(findings[0].location, "matmul.cu:39");
+    EXPECT_EQ(findings[0].other_location, "matmul.cu:46");
+    EXPECT_EQ(findings[1].location, "matmul.cu:40");
 }
 
 TEST(SanitizerReport, AnOutOfBoundsReadNamesItsLineAndDistance) {
@@ -38,9 +45,8 @@ TEST(SanitizerReport, AnOutOfBoundsReadNamesItsLineAndDistance) {
     const SanitizerFinding& f = findings.front();
     EXPECT_EQ(f.access, "read");
     EXPECT_EQ(f.size_bytes, 4);
-    EXPECT_EQ(f.location.rfind("t3_read_guard_off_by_one/transpose.cu:", 0), 0u) << f.location;
-    EXPECT_NE(f.address.find("after the nearest allocation"), std::string::npos) << f.address;
-    EXPECT_EQ(f.sentence().rfind("out of bounds: t3_read_guard_off_by_one/transpose.cu:", 0), 0u) << f.sentence();
+    EXPECT_EQ(f.location, "transpose.cu:28");
+    EXPECT_EQ(f.sentence(), "out of bounds: transpose.cu:28 reads 4 bytes, 1 bytes after the nearest allocation");
 }
 
 TEST(SanitizerReport, EachPlaceIsReportedOnce) {
@@ -56,6 +62,7 @@ TEST(SanitizerReport, ACleanRunHasNoFindings) {
 }
 
 TEST(SanitizerReport, OlderToolsPutTheKernelAfterTheLine) {
+    // Written by hand in the format of earlier compute-sanitizer releases: path, line, then the kernel.
     const std::string text =
         "========= Invalid __global__ write of size 4 bytes\n"
         "=========     at 0x000002d0 in /home/s/work/step2/transpose.cu:22:transpose_element_per_thread(float const *, float *, int, int)\n"
@@ -70,13 +77,18 @@ TEST(SanitizerReport, OlderToolsPutTheKernelAfterTheLine) {
 }
 
 TEST(SanitizerReport, AMisalignedVectorAccess) {
+    const auto findings = parse_sanitizer_output("memcheck", log_file("memcheck_misaligned.txt"));
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].sentence(), "misaligned: matmul.cu:96 reads 16 bytes at an address that is not a multiple of 16");
+}
+
+TEST(SanitizerReport, AFailedCallIsNotABadAccess) {
+    // Written by hand in the tool's format: a launch the driver refused.
     const std::string text =
-        "========= Invalid __global__ read of size 16 bytes\n"
-        "=========     at void matmul_2d_tiles<Config, true>(const float *, const float *, float *, int, int, int)+0x5f0 in /x/m5_no_alignment_check/matmul.cu:88\n"
-        "=========     by thread (0,0,0) in block (0,0,0)\n"
-        "=========     Address 0x7f04 is misaligned\n";
+        "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to "
+        "cudaLaunchKernel.\n";
     const auto findings = parse_sanitizer_output("memcheck", text);
     ASSERT_EQ(findings.size(), 1u);
-    EXPECT_EQ(findings[0].sentence(),
-              "misaligned: m5_no_alignment_check/matmul.cu:88 reads 16 bytes at an address that is not a multiple of 16");
+    EXPECT_TRUE(findings[0].is_api_error());
+    EXPECT_EQ(findings[0].sentence(), "memcheck: cudaLaunchKernel failed with cudaErrorInvalidValue");
 }
