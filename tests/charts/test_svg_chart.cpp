@@ -181,9 +181,10 @@ TEST(SvgChart, LineChartIsLogWhereValuesSpanMoreThanTenfoldAndListsTheLinesInOrd
     EXPECT_LT(peak, five);
     EXPECT_LT(five, one);
     const std::set<double> sizes{1024, 2048, 4096, 8192, 16384};
-    for (double t : tick_values(svg)) {
-        if (!sizes.count(t)) EXPECT_TRUE(is_125(t)) << t;  // the y ticks
-    }
+    for (double t : tick_values(svg))
+        if (!sizes.count(t)) {
+            EXPECT_TRUE(is_125(t)) << t;  // the y ticks
+        }
     expect_clean_layout(svg);
 }
 
