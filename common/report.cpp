@@ -1,8 +1,13 @@
+// CSV and JSON are written by hand here rather than with a library (nlohmann-json, say). What is written is
+// one flat table of strings and numbers: escaping (below) and null for a missing or non-finite number are the
+// whole of the job, and each has a test. A library would be one more package for every student to install,
+// often without root on a cluster's login node, for no behaviour the workshop needs; nothing here reads JSON.
 #include "report.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -35,13 +40,15 @@ std::string json_escape(const std::string& text) {
 }
 
 std::string csv_header() {
-    return "track,name,kind,shape,status,reps,median_ms,min_ms,max_ms,rate,unit,pct_of_reference,pct_of_peak,device,note";
+    return "track,name,kind,shape,status,reps,median_ms,min_ms,max_ms,rate,unit,pct_of_reference,pct_of_peak,device,"
+           "note,date";
 }
 
 std::string to_csv(const ResultRow& r) {
-    return fmt::format("{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.4g},{:.4g},{},{}", csv_escape(r.track),
+    return fmt::format("{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.4g},{:.4g},{},{},{}", csv_escape(r.track),
                        csv_escape(r.name), r.kind, r.shape, r.status, r.reps, r.median_ms, r.min_ms, r.max_ms, r.rate,
-                       r.unit, r.pct_of_reference, r.pct_of_peak, csv_escape(r.device), csv_escape(r.note));
+                       r.unit, r.pct_of_reference, r.pct_of_peak, csv_escape(r.device), csv_escape(r.note),
+                       csv_escape(r.date));
 }
 
 namespace {
@@ -69,11 +76,12 @@ std::vector<std::string> split_csv(const std::string& line) {
 }  // namespace
 
 bool from_csv(const std::string& line, ResultRow& r) {
-    const auto f = split_csv(line);
-    if (f.size() != 15 || f[0] == "track") return false;
+    auto f = split_csv(line);
+    if ((f.size() != 15 && f.size() != 16) || f[0] == "track") return false;
+    f.resize(16);  // files written before rows carried a date
     auto num = [](const std::string& s) { return std::strtod(s.c_str(), nullptr); };
     r = ResultRow{f[0], f[1], f[2], f[3], f[4], std::atoi(f[5].c_str()), num(f[6]), num(f[7]), num(f[8]),
-                  num(f[9]), f[10], num(f[11]), num(f[12]), f[13], f[14]};
+                  num(f[9]), f[10], num(f[11]), num(f[12]), f[13], f[14], f[15]};
     return true;
 }
 
@@ -91,14 +99,17 @@ std::string to_json(const std::vector<ResultRow>& rows) {
     std::string out = "[\n";
     for (size_t i = 0; i < rows.size(); ++i) {
         const ResultRow& r = rows[i];
-        auto opt = [](double v) { return v < 0 ? std::string("null") : fmt::format("{:.4g}", v); };
+        // JSON has no NaN or Infinity: a number that is not finite (or a ratio < 0, meaning none) is null.
+        auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : std::string("null"); };
+        auto ratio = [](double v) { return v < 0 || !std::isfinite(v) ? std::string("null") : fmt::format("{:.4g}", v); };
         out += fmt::format(
             "  {{\"track\": \"{}\", \"name\": \"{}\", \"kind\": \"{}\", \"shape\": \"{}\", \"status\": \"{}\", "
-            "\"reps\": {}, \"median_ms\": {:.6g}, \"min_ms\": {:.6g}, \"max_ms\": {:.6g}, \"rate\": {:.6g}, "
-            "\"unit\": \"{}\", \"pct_of_reference\": {}, \"pct_of_peak\": {}, \"device\": \"{}\", \"note\": \"{}\"}}{}\n",
-            json_escape(r.track), json_escape(r.name), r.kind, r.shape, r.status, r.reps, r.median_ms, r.min_ms,
-            r.max_ms, r.rate, r.unit, opt(r.pct_of_reference), opt(r.pct_of_peak), json_escape(r.device),
-            json_escape(r.note), i + 1 < rows.size() ? "," : "");
+            "\"reps\": {}, \"median_ms\": {}, \"min_ms\": {}, \"max_ms\": {}, \"rate\": {}, \"unit\": \"{}\", "
+            "\"pct_of_reference\": {}, \"pct_of_peak\": {}, \"device\": \"{}\", \"note\": \"{}\", \"date\": \"{}\"}}{}\n",
+            json_escape(r.track), json_escape(r.name), json_escape(r.kind), json_escape(r.shape), json_escape(r.status),
+            r.reps, num(r.median_ms), num(r.min_ms), num(r.max_ms), num(r.rate), json_escape(r.unit),
+            ratio(r.pct_of_reference), ratio(r.pct_of_peak), json_escape(r.device), json_escape(r.note),
+            json_escape(r.date), i + 1 < rows.size() ? "," : "");
     }
     return out + "]\n";
 }

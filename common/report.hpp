@@ -20,11 +20,13 @@ struct ResultRow {
     double pct_of_peak = -1;       // of the theoretical DRAM bandwidth / FP32 peak; < 0: none
     std::string device;
     std::string note;
+    std::string date;  // YYYY-MM-DD, the day it was measured; empty where not known
 };
 
 std::string csv_header();
 std::string to_csv(const ResultRow& row);
-// Parses one line written by to_csv; false if it is not such a line.
+// Parses one line written by to_csv (or by an older version, which wrote no date); false if it is not such a
+// line.
 bool from_csv(const std::string& line, ResultRow& row);
 // Every line of `csv` that from_csv accepts, in order.
 std::vector<ResultRow> parse_rows(const std::string& csv);

@@ -3,17 +3,22 @@
 // JSON and an SVG chart for slides.
 //   workshop_results [--out DIR] [--track transpose|matmul] [options passed on to each program]
 //   workshop_results --sweep [...]   the benchmark (`make bench`): the same over a range of sizes, twice
-//   workshop_results --replot DIR    redraw the tables and charts from the CSV files a run left in DIR (no GPU)
+//   workshop_results --replot DIR [--date YYYY-MM-DD]
+//                                    redraw the tables and charts from the CSV files a run left in DIR (no GPU)
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -78,6 +83,50 @@ void write_data(const fs::path& stem, const std::vector<ResultRow>& rows) {
 
 int side_of(const ResultRow& r) { return std::atoi(r.shape.c_str()); }  // "8192x8192" -> 8192
 
+// ---- dates: every row carries the day it was measured, and every chart shows it --------------------------
+
+std::string iso_date(std::time_t t) {
+    std::tm local{};
+    localtime_r(&t, &local);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", &local);
+    return text;
+}
+
+void stamp_date(std::vector<ResultRow>& rows, const std::string& date) {
+    for (auto& r : rows)
+        if (r.date.empty()) r.date = date;
+}
+
+// "2026-11-22", or "2026-11-22 to 2026-11-23" for rows measured over midnight.
+std::string date_span(const std::vector<ResultRow>& rows) {
+    std::set<std::string> dates;
+    for (const auto& r : rows)
+        if (!r.date.empty()) dates.insert(r.date);
+    if (dates.empty()) return "on a day not recorded";
+    return dates.size() == 1 ? *dates.begin() : *dates.begin() + " to " + *dates.rbegin();
+}
+
+// --replot: rows written before they carried a date get the one given with --date, else the CSV file's
+// modification time (which a copy or a checkout may have changed: the line printed says which was used).
+std::vector<ResultRow> read_rows(const fs::path& csv, const std::string& given_date) {
+    std::vector<ResultRow> rows = parse_rows(read_file(csv));
+    const bool undated = std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.date.empty(); });
+    if (rows.empty() || !undated) return rows;
+    struct stat info {};
+    const std::string date = !given_date.empty() ? given_date
+                             : stat(csv.c_str(), &info) == 0 ? iso_date(info.st_mtime) : std::string();
+    fmt::print(stderr, "{}: rows without a date take {} ({})\n", csv.string(), date.empty() ? "none" : date,
+               !given_date.empty() ? "--date" : "the file's modification time; --date sets the day measured");
+    stamp_date(rows, date);
+    return rows;
+}
+
+std::string spaced(std::string shape) {  // "8192x8192" -> "8192 x 8192"
+    for (size_t at = shape.find('x'); at != std::string::npos; at = shape.find('x', at + 3)) shape.replace(at, 1, " x ");
+    return shape;
+}
+
 // ---- make run: one size, every step ---------------------------------------------------------------------
 
 // Runs the five solutions of one track. Returns false if any step failed.
@@ -127,8 +176,11 @@ void publish_table(const TrackSpec& spec, const std::vector<ResultRow>& table, c
         if (r.kind == "limit" || r.name == spec.reference) limits.push_back({r.name, r.rate});
         else if (r.rate > 0 && r.name.find("TF32") == std::string::npos) bars.push_back({r.name, r.rate});
     }
-    write_file(out / (spec.track + ".svg"),
-               svg_bar_chart(fmt::format("{} {} on {}", spec.track, shape, device), spec.unit, bars, limits));
+    const ChartText text{fmt::format("{} {} on {}", spec.track, spaced(shape), device),
+                         fmt::format("measured {}; each bar the median of its timed runs; dashed: the limits",
+                                     date_span(table)),
+                         spec.unit};
+    write_file(out / (spec.track + ".svg"), svg_bar_chart(text, bars, limits));
 }
 
 // ---- make bench: every step over a range of sizes, each measured in two runs ----------------------------
@@ -163,6 +215,18 @@ bool gather_sweep(const TrackSpec& spec, const fs::path& bin, const std::string&
         }
     }
     return all_ok;
+}
+
+ChartText sweep_text(const TrackSpec& spec, const std::vector<ResultRow>& all, const std::string& device) {
+    int smallest = 0, largest = 0;
+    for (const auto& r : all) {
+        smallest = smallest == 0 ? side_of(r) : std::min(smallest, side_of(r));
+        largest = std::max(largest, side_of(r));
+    }
+    return {fmt::format("{}, {} from {} to {}, on {}", spec.track, spec.track == "transpose" ? "side" : "M = N = K",
+                        smallest, largest, device),
+            fmt::format("measured {}; the median of each size's first run (both runs in the CSV)", date_span(all)),
+            spec.unit};
 }
 
 // Prints one row per kernel and one column per size (run 1), and the spread between the two runs' medians.
@@ -225,9 +289,9 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
     }
     write_data(out / ("bench_" + spec.track), all);
     write_file(out / ("bench_" + spec.track + ".svg"),
-               svg_line_chart(fmt::format("{} on {}", spec.track, device),
+               svg_line_chart(sweep_text(spec, all, device),
                               spec.track == "transpose" ? "matrix side (rows = cols)" : "matrix side (M = N = K)",
-                              spec.unit, series));
+                              series));
 }
 
 void print_variation(std::vector<double> variations) {
@@ -243,20 +307,27 @@ void print_variation(std::vector<double> variations) {
 
 int main(int argc, char** argv) {
     fs::path out = "results", replot;
-    std::string only, passthrough;
+    std::string only, passthrough, date;
     bool sweep = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--out" && i + 1 < argc) out = argv[++i];
         else if (arg == "--track" && i + 1 < argc) only = argv[++i];
         else if (arg == "--replot" && i + 1 < argc) replot = argv[++i];
+        else if (arg == "--date" && i + 1 < argc) date = argv[++i];
         else if (arg == "--sweep") sweep = true;
         else if (arg == "--help" || arg == "-h") {
             fmt::print("usage: {} [--sweep] [--out DIR] [--track transpose|matmul] [program options, e.g. --reps 50 --flush-l2]\n"
-                       "       {} --replot DIR [--out DIR]   (tables and charts again from DIR's CSV files)\n",
+                       "       {} --replot DIR [--out DIR] [--date YYYY-MM-DD]   (tables and charts again from DIR's\n"
+                       "           CSV files; --date: the day measured, for rows written before they carried one)\n",
                        argv[0], argv[0]);
             return kExitOk;
         } else passthrough += fmt::format(" '{}'", arg);
+    }
+    if (!date.empty() && (replot.empty() || !std::regex_match(date, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}")))) {
+        fmt::print(stderr, "error: --date: '{}' {}\n", date,
+                   replot.empty() ? "goes with --replot" : "is not a date like 2026-11-22");
+        return kExitBadUsage;
     }
     if (!only.empty() && only != "transpose" && only != "matmul") {
         fmt::print(stderr, "error: --track: '{}' is not transpose or matmul\n", only);
@@ -270,9 +341,9 @@ int main(int argc, char** argv) {
         int found = 0;
         for (const auto& spec : kTracks) {
             if (!only.empty() && only != spec.track) continue;
-            if (const auto rows = parse_rows(read_file(replot / (spec.track + ".csv"))); !rows.empty())
+            if (const auto rows = read_rows(replot / (spec.track + ".csv"), date); !rows.empty())
                 publish_table(spec, rows, out), ++found;
-            if (const auto rows = parse_rows(read_file(replot / ("bench_" + spec.track + ".csv"))); !rows.empty())
+            if (const auto rows = read_rows(replot / ("bench_" + spec.track + ".csv"), date); !rows.empty())
                 publish_sweep(spec, rows, out, variations), ++found;
         }
         print_variation(variations);
@@ -286,6 +357,7 @@ int main(int argc, char** argv) {
     const DeviceFacts device = require_device();
     fmt::print("{}\n", describe(device));
     const fs::path bin = fs::canonical("/proc/self/exe").parent_path();
+    const std::string today = iso_date(std::time(nullptr));
     fs::create_directories(out);
     bool ok = true;
     std::vector<double> variations;
@@ -294,12 +366,15 @@ int main(int argc, char** argv) {
         std::vector<ResultRow> rows;
         if (sweep) {
             ok &= gather_sweep(spec, bin, passthrough, rows);
+            stamp_date(rows, today);
             publish_sweep(spec, rows, out, variations);
             std::vector<ResultRow> odd_rows;
             ok &= bench_odd_shapes(spec.track, bin, passthrough, run_program, odd_rows);
+            stamp_date(odd_rows, today);
             write_data(out / ("bench_odd_shapes_" + spec.track), odd_rows);
         } else {
             ok &= gather_table(spec, bin, passthrough, rows);
+            stamp_date(rows, today);
             publish_table(spec, rows, out);
         }
     }
