@@ -75,7 +75,7 @@ for step in 1 2 3 4 5; do
         fi
         # What was measured here is a verdict too: make watch and the next make status start from it.
         [ $correct != - ] && progress_save "$step" "$track" "$correct" "$([ -n "$mine" ] && printf '%.0f' "$mine" || echo -)" "$unit" \
-            "$([ -n "$mine" ] && awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f", 100 * m / s }' || echo 0)"
+            "$([ -n "$mine" ] && [ -n "$solution" ] && awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f", 100 * m / s }' || echo 0)"
         [ -z "$problem" ] && problem=$(progress_advice "$step" "$track")
         line=$(row "$step" "$track" "$builds" "$correct" "$speed" "$ratio" "$(progress_summary "$step" "$track")")
         if [ -z "$next" ] && [ -n "$problem" ]; then
