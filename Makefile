@@ -4,6 +4,7 @@
 #   make bench    the benchmark: every solution and reference over a range of sizes (needs a GPU)
 #   make status   where a student stands: every step and track, builds / correct / speed, and what is next
 #   make class    the class table: every student's status from WORKSHOP_CLASS_DIR (see "Workshop on a cluster")
+#   make watch    the session: rebuilds and checks the step you save, with hints, the list and reset (keys)
 #   make build    configure and build everything
 # CUDA_ARCH=80 picks the GPU architecture (default: the GPU's own, or sm_90 without one).
 
@@ -17,7 +18,7 @@ export PATH := $(PATH):/usr/local/cuda/bin
 # builds stay here. Without one they run right here.
 LAUNCH := common/make/launch.sh
 
-.PHONY: all build configure setup test test-host test-gpu run status bench class clean
+.PHONY: all build configure setup test test-host test-gpu run status bench class clean watch bench-watch
 
 all: build
 
@@ -32,6 +33,7 @@ configure: setup
 	@mkdir -p $(BUILD_DIR)
 	@if [ -n "$(QUIET)" ]; then cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS) >$(BUILD_DIR)/configure.log 2>&1 || \
 	  { cat $(BUILD_DIR)/configure.log; exit 1; }; else cmake -S . -B $(BUILD_DIR) $(CMAKE_ARGS); fi
+	@common/make/progress.sh keep_starting_points
 
 build: $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -57,6 +59,14 @@ bench: build
 status: $(BUILD_DIR)/CMakeCache.txt
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(foreach s,1 2 3 4 5,$(foreach t,transpose matmul,solution$(s)_$(t))) >/dev/null
 	@common/make/status.sh $(BUILD_DIR)
+
+# The session starts at the first step not done yet; TRACK=matmul keeps to one track. WATCH=once: one screen.
+watch: $(BUILD_DIR)/CMakeCache.txt
+	@common/make/watch.sh $(BUILD_DIR) "" "$(TRACK)"
+
+# How long make watch takes from saving step3/transpose.cu to its verdict on screen (needs a GPU and tmux).
+bench-watch: $(BUILD_DIR)/CMakeCache.txt
+	@common/make/watch_latency.sh $(BUILD_DIR)
 
 class:
 	@common/make/class.sh

@@ -15,6 +15,16 @@ command -v c++ >/dev/null 2>&1 || missing+=(g++)
 command -v make >/dev/null 2>&1 || missing+=(make)
 have_header fmt/format.h || missing+=(libfmt-dev)
 have_header gtest/gtest.h || missing+=(libgtest-dev)
+# make watch sees saves through inotifywait (it polls without it); its tests drive it in tmux. Wanted, not
+# required: installed where we can, otherwise named once.
+wanted=()
+command -v inotifywait >/dev/null 2>&1 || wanted+=(inotify-tools)
+command -v tmux >/dev/null 2>&1 || wanted+=(tmux)
+if [ ${#missing[@]} -eq 0 ] && [ ${#wanted[@]} -gt 0 ] && { [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; }; then
+    echo "note: make watch and its tests want ${wanted[*]}: sudo apt-get install -y ${wanted[*]}"
+    exit 0
+fi
+missing+=("${wanted[@]}")
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # make status: where a student stands. For every step and track: does the student's file build, does it pass
-# the shape battery, and how fast is it next to that step's solution. The first unfinished step is marked with
-# what to do next.
-#   status.sh BUILD_DIR
+# the shape battery, and how fast is it next to that step's solution; and the verdict make check last gave
+# (progress.sh remembers it, and what this measures). The first step not done is marked with what to do next:
+# make watch starts there.
+#   status.sh BUILD_DIR [--recorded]      (--recorded: builds and runs nothing; the remembered verdicts only)
 set -u
-build=$1
+build=$1 mode=${2:-live}
 bin="$build/bin"
 # Emphasis only on a terminal: `make status > file` writes plain text.
 bold="" normal=""
@@ -12,6 +13,7 @@ if [ -t 1 ]; then bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/de
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/class.sh"
+source "$(dirname "$0")/progress.sh"
 
 # build_step BUILD TARGET: builds TARGET, printing the compiler's messages when it fails. In the launcher's job
 # (WORKSHOP_STATUS_BUILT set) it builds nothing: it reports what the build on the login node found.
@@ -25,27 +27,36 @@ build_step() {
 }
 # On a cluster every figure comes from one job, so one GPU: the builds happen here (the login node), then this
 # script runs again through the launcher and reads their outcomes.
-if [ -n "$(workshop_setting WORKSHOP_LAUNCHER)" ]; then
+if [ "$mode" != --recorded ] && [ -n "$(workshop_setting WORKSHOP_LAUNCHER)" ]; then
     for target in step{1..5}_{transpose,matmul}; do build_step "$build" "$target" >/dev/null; done
     WORKSHOP_STATUS_BUILT=yes launch "$0" "$@"
     exit
 fi
 
-if no_device_line "$bin/solution1_transpose" >/dev/null; then
+if [ "$mode" = --recorded ]; then
+    gpu=no
+elif no_device_line "$bin/solution1_transpose" >/dev/null; then
     gpu=no
     echo "(no CUDA device here: showing whether each step builds; correctness and speed need a GPU)"
 else
     gpu=yes
 fi
 
-printf '%-6s %-10s %-8s %-8s %-14s %s\n' step track builds correct speed "of solution"
+# row STEP TRACK BUILDS CORRECT SPEED RATIO VERDICT: one line of the table; only the remembered verdict when
+# nothing was measured.
+row() {
+    if [ "$mode" = --recorded ]; then printf '%-6s %-10s %s' "$1" "$2" "$7"
+    else printf '%-6s %-10s %-8s %-8s %-14s %-14s %s' "$@"; fi
+}
+row step track builds correct speed "of solution" "last make check"; echo
 next="" rows=""
 for step in 1 2 3 4 5; do
     for track in transpose matmul; do
         size=$([ "$track" = transpose ] && echo "--size 4096" || echo "--size 2048")
         unit=$([ "$track" = transpose ] && echo GB/s || echo GFLOP/s)
         builds=yes correct=- speed=- ratio=- problem="" mine="" solution="" marked=""
-        if ! err=$(build_step "$build" "step${step}_${track}"); then
+        if [ "$mode" = --recorded ]; then builds=-
+        elif ! err=$(build_step "$build" "step${step}_${track}"); then
             builds=NO
             problem="fix the compile error: $(grep -m1 -E 'error' <<<"$err")"
         elif [ $gpu = yes ]; then
@@ -62,7 +73,11 @@ for step in 1 2 3 4 5; do
                 [ -z "$problem" ] && problem="write the first kernel: the TODOs in step${step}/${track}.cu"
             fi
         fi
-        line=$(printf '%-6s %-10s %-8s %-8s %-14s %s' "$step" "$track" "$builds" "$correct" "$speed" "$ratio")
+        # What was measured here is a verdict too: make watch and the next make status start from it.
+        [ $correct != - ] && progress_save "$step" "$track" "$correct" "$([ -n "$mine" ] && printf '%.0f' "$mine" || echo -)" "$unit" \
+            "$([ -n "$mine" ] && awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f", 100 * m / s }' || echo 0)"
+        [ -z "$problem" ] && problem=$(progress_advice "$step" "$track")
+        line=$(row "$step" "$track" "$builds" "$correct" "$speed" "$ratio" "$(progress_summary "$step" "$track")")
         if [ -z "$next" ] && [ -n "$problem" ]; then
             next="step $step ($track): $problem; then cd step$step && make check (the lesson: step$step/README.md)"
             marked=next
@@ -75,5 +90,5 @@ for step in 1 2 3 4 5; do
 done
 echo
 if [ -n "$next" ]; then echo "next: $next"
-else echo "every step builds$([ $gpu = yes ] && echo ', passes and is close to its solution')."; fi
-class_save "$rows" "$gpu"
+else echo "every step is done: each passed its checks close to its solution."; fi
+[ "$mode" = --recorded ] || class_save "$rows" "$gpu"

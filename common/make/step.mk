@@ -6,6 +6,7 @@
 #   make solution   build and run this step's solution
 #   make sanitize   compute-sanitizer's memcheck, racecheck and synccheck on your code at a small size
 #   make profile    Nsight Compute counters of your kernel, under the names the lesson uses
+#   make watch      the session: every save rebuilds and checks; keys for hints, profile, reset (see README)
 #   make clean      remove this step's programs
 # ARGS="--size 4096" passes options to the programs; CUDA_ARCH=80 picks the GPU architecture.
 
@@ -30,7 +31,7 @@ BUILD = @JOBS=$(JOBS) $(MAKE_DIR)/quiet_build.sh $(BUILD_DIR)
 # every figure of one command comes from the same GPU; without a launcher, right here. Builds stay outside it.
 ON_GPU = @$(MAKE_DIR)/launch.sh bash -c
 
-.PHONY: all build run check solution sanitize profile clean configure
+.PHONY: all build run check solution sanitize profile clean configure watch
 
 all: build
 
@@ -48,7 +49,8 @@ run: build
 
 check: configure
 	$(BUILD) $(MINE) $(SOLUTION) $(EARLIER)
-	$(ON_GPU) 'status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) || status=$$?; echo; done; exit $$status'
+	$(ON_GPU) 'set -o pipefail; status=0; for t in $(TRACK); do $(MAKE_DIR)/check.sh $(BIN) $(STEP) $$t $(ARGS) | \
+	  $(MAKE_DIR)/progress.sh progress_remember || status=$$?; echo; done; exit $$status'
 
 solution: configure
 	$(BUILD) $(SOLUTION)
@@ -59,6 +61,9 @@ sanitize: build
 
 profile: build
 	$(ON_GPU) 'for t in $(TRACK); do $(MAKE_DIR)/profile.sh $(BIN)/step$(STEP)_$$t $$t $(ARGS) || exit $$?; done'
+
+watch: configure
+	@$(MAKE_DIR)/watch.sh $(BUILD_DIR) $(STEP) "$(TRACK)"
 
 clean:
 	rm -f $(foreach p,$(MINE),$(BIN)/$(p))

@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# make watch: the student's session. Shows the current step and track (the first not done yet, or the one
+# asked for), watches every step file, and on each save rebuilds that one program and runs its check. Keys:
+# h hint, p profile, s sanitize, n/b next/previous step, t the other track, l the list, r reset, q quit.
+#   watch.sh BUILD_DIR [STEP] [TRACKS]
+# WATCH=once, or no terminal: one screen for the current step, then exit (0 PASS, 1 compile error or FAIL,
+# 3 no GPU to check on). WATCH_POLL=1 looks at the files every half second instead of using inotifywait.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+source "$here/progress.sh"
+
+usage="usage: watch.sh BUILD_DIR [STEP 1-5] [TRACKS: transpose and/or matmul]"
+build=$(cd "${1:-}" 2>/dev/null && pwd) || { echo "error: no build folder '${1:-}' (run make first); $usage" >&2; exit 2; }
+step=${2:-}
+tracks=${3:-$PROGRESS_TRACKS}
+[[ -z $step || $step =~ ^[1-5]$ ]] || { echo "error: step '$step' is not 1 to 5; $usage" >&2; exit 2; }
+for t in $tracks; do
+    [[ $t =~ ^(transpose|matmul)$ ]] || { echo "error: track '$t' is not transpose or matmul; $usage" >&2; exit 2; }
+done
+# The checks below are make invocations of their own, not part of the make that started the watch.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
+interactive=yes
+[ "${WATCH:-}" = once ] || ! [ -t 0 ] || ! [ -t 1 ] && interactive=no
+bold="" red="" green="" yellow="" normal="" clear_screen=""
+if [ -t 1 ]; then
+    bold=$(tput bold 2>/dev/null) red=$(tput setaf 1 2>/dev/null) green=$(tput setaf 2 2>/dev/null)
+    yellow=$(tput setaf 3 2>/dev/null) normal=$(tput sgr0 2>/dev/null) clear_screen=$'\033[H\033[2J'
+fi
+
+# Where the session starts: the step asked for, else the first step and track not done yet.
+if [ -z "$step" ]; then
+    read -r step track <<<"$(progress_next "$tracks")"
+    [ -n "$step" ] || { step=5; track=${tracks%% *}; }
+else
+    track=${tracks%% *}
+    for t in $tracks; do [ "$(progress_state "$step" "$t")" != done ] && { track=$t; break; }; done
+fi
+keep_starting_points
+
+took=""         # how long the last build and check took
+run=0           # checks started so far: the screen numbers them, so a new result is told from the last one
+outcome=""      # the last check: compiling, build_error, no_gpu, done, slow, failed, broken
+result=""       # what that check printed, as shown
+panel=""        # what the last key asked for (a hint, the list, a profile, ...)
+gpu=unknown     # learnt from the first check: "no" after it said there is no CUDA device
+gpu_said=no
+declare -A hints_shown limits
+
+file() { echo "step$step/$track.cu"; }
+hints_file() { echo "$top/step$step/hints/$track.md"; }
+
+# The hints file holds <details><summary>Hint N: title</summary> ... </details> blocks, from the idea to
+# nearly the code. hint_count FILE; hint_text FILE N prints hint N as "Hint N of M: title" and its body.
+hint_count() { local n; n=$(grep -c '<summary>Hint ' "$1" 2>/dev/null); echo "${n:-0}"; }
+hint_text() {
+    awk -v want="$2" -v total="$(hint_count "$1")" '
+        /<summary>Hint / { n++; if (n == want) { t = $0; sub(/.*<summary>Hint [0-9]+:? */, "", t); sub(/<\/summary>.*/, "", t)
+                                                   printf "Hint %d of %d%s\n", n, total, (t == "" ? "" : ": " t) }
+                           next }
+        /<\/details>/ { next }
+        n == want { print }' "$1" | cat -s
+}
+
+# compile_errors BUILD_LOG: the compiler's complaints, each as file:line (relative to the top) with the lines
+# the compiler adds under it (the source line and a caret); the build's own chatter is left out.
+compile_errors() {
+    awk -v top="$top/" '
+        function rel(p) { if (index(p, top) == 1) p = substr(p, length(top) + 1); return p }
+        match($0, /^[^ (]+\([0-9]+\): (error|warning|catastrophic error)/) {
+            split($0, a, "("); line = a[2]; sub(/\).*/, "", line); rest = substr($0, index($0, "): ") + 3)
+            print rel(a[1]) ":" line ": " rest; keep = 1; found = 1; next }
+        match($0, /^[^ :]+:[0-9]+(:[0-9]+)?: (fatal error|error|warning)/) { print rel($0); keep = 1; found = 1; next }
+        /errors? detected in the compilation of/ { i = index($0, top); if (i) $0 = substr($0, 1, i - 1) substr($0, i + length(top))
+                                                   print; keep = 0; found = 1; next }
+        /undefined reference|multiple definition|ld returned/ { print; found = 1; next }
+        /^(\[|g?make)/ || /^$/ { keep = 0 }
+        keep && !/^Remark/ { print }
+        END { if (!found) exit 1 }' <<<"$1" || tail -n 15 <<<"$1"
+}
+
+# The device's limit for this track, as "name<TAB>value" (the theoretical DRAM bandwidth or the FP32 peak,
+# from the program's own table), asked once per session.
+device_limit() {
+    [ -n "${limits[$track]+set}" ] ||
+        limits[$track]=$("$build/bin/solution${step}_${track}" --size 64 --reps 1 --warmup 0 --no-host --csv 2>/dev/null |
+            awk -F, '$3 == "limit" { printf "%s\t%.0f", $2, $10; exit }')
+    echo "${limits[$track]}"
+}
+
+seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Lines of the build's own chatter and make's epilogue, which the screen leaves out.
+chatter='^\[ *[0-9]+%\]|^g?make(\[[0-9]+\])?: '
+# Output of a long command: kept for the next redraw, and on screen as it comes (interactive only).
+live() {
+    local line
+    while IFS= read -r line; do
+        printf '%s\n' "$line"
+        [ $interactive = yes ] && ! [[ $line =~ $chatter ]] && printf '%s\n' "$line" >/dev/tty
+    done
+}
+
+# Builds the current step's program alone, then runs its check (the step Makefile's, so the room's settings
+# apply), and remembers the verdict.
+check_current() {
+    run=$((run + 1)) outcome=compiling result="" took=""
+    [ $interactive = yes ] && draw
+    local log verdict started=$EPOCHREALTIME
+    if ! log=$(cmake --build "$build" --target "step${step}_${track}" 2>&1); then
+        outcome=build_error result=$(compile_errors "$log")
+        return
+    fi
+    took="build $(seconds_since "$started") s"
+    if [ $gpu = no ]; then outcome=no_gpu; return; fi
+    outcome=checking started=$EPOCHREALTIME
+    [ $interactive = yes ] && draw
+    log=$(make --no-print-directory -C "$top/step$step" check TRACK="$track" BUILD_DIR="$build" 2>&1 | live)
+    took+=", check $(seconds_since "$started") s"
+    verdict=$(grep '^VERDICT' <<<"$log" | tail -n 1)
+    # No verdict, and the check says why: there is no GPU (check.sh exits 3; make check turns that into 1).
+    if [ -z "$verdict" ] && grep -q "no CUDA device" <<<"$log"; then
+        gpu=no outcome=no_gpu result=$(grep -m1 "no CUDA device" <<<"$log")
+        return
+    fi
+    gpu=yes result=$(grep -vE "$chatter" <<<"$log")
+    if [ -z "$verdict" ]; then outcome=broken; return; fi
+    progress_record "$verdict"
+    case $(progress_state "$step" "$track") in
+        done) outcome=done ;; slow) outcome=slow ;; *) outcome=failed ;;
+    esac
+}
+
+draw() {
+    printf '%s' "$clear_screen"
+    local shown=${hints_shown[$step.$track]:-0}
+    printf '%smake watch: step %s, %s%s  (%s; lesson: step%s/README.md)   done: %s of 10   [check %d]\n' \
+        "$bold" "$step" "$track" "$normal" "$(file)" "$step" "$(progress_done_count)" "$run"
+    echo "------------------------------------------------------------------------------------------------"
+    case $outcome in
+        compiling) echo "$(file): building ..." ;;
+        checking) echo "$(file) builds; checking ..." ;;
+        build_error) printf '%s%s does not compile:%s\n%s\n' "$red" "$(file)" "$normal" "$result" ;;
+        no_gpu)
+            echo "$(file) builds."
+            if [ $gpu_said = no ]; then
+                printf '%schecks need a GPU%s, and there is none here (%s).\n' "$yellow" "$normal" "${result:-no CUDA device}"
+                echo "Compile errors, hints (h), the list (l) and reset (r) still work."
+                gpu_said=yes
+            fi ;;
+        *) sed -E "s/^(VERDICT .*PASS.*)/$green\1$normal/; s/^(VERDICT .*FAIL.*)/$red\1$normal/" <<<"$result"
+           [ "$outcome" = done ] || [ "$outcome" = slow ] && speed_line ;;
+    esac
+    [ -n "$took" ] && echo "($took)"
+    [ -n "$panel" ] && { echo "------------------------------------------------------------------------------------------------"; echo "$panel"; }
+    echo "------------------------------------------------------------------------------------------------"
+    printf '%snext:%s %s\n' "$bold" "$normal" "$(advice)"
+    [ $interactive = yes ] &&
+        echo "keys: h hint ($shown of $(hint_count "$(hints_file)") shown)  p profile  s sanitize  n/b next/previous step  t other track  l list  r reset  q quit"
+}
+
+# Under a PASS: the speed beside the solution's (which the verdict's percentage gives) and the device's limit.
+speed_line() {
+    local rate unit pct limit_name limit
+    IFS=$'\t' read -r _ _ _ rate unit pct _ <<<"$(progress_row "$step" "$track")"
+    [ "$rate" = - ] && return
+    IFS=$'\t' read -r limit_name limit <<<"$(device_limit)"
+    awk -v r="$rate" -v u="$unit" -v p="$pct" -v name="$limit_name" -v l="${limit:-0}" 'BEGIN {
+        printf "yours: %s %s, %s%% of the solution (%.0f %s)", r, u, p, (p > 0 ? 100 * r / p : 0), u
+        if (l > 0) printf "; the limit (%s): %s %s, of which yours is %.0f%%", name, l, u, 100 * r / l
+        print "" }'
+}
+
+advice() {
+    case $outcome in
+        compiling|checking) echo "wait for the result" ;;
+        build_error) echo "fix the first error above in $(file) and save" ;;
+        no_gpu) echo "the code compiles; run the checks where there is a GPU (make check), or press h for a hint" ;;
+        failed) echo "the first failing shape and its likely cause are above; h for a hint, s to sanitize" ;;
+        broken) echo "the check stopped before its verdict (above); fix what it says and save" ;;
+        slow) if [ "$(progress_row "$step" "$track" | cut -f4)" = - ]; then
+                  echo "correct, but no kernel runs yet: the TODO(step $step) markers in $(file), h for a hint"
+              else echo "correct, but well short of the solution: p to profile, h for a hint, then save again"; fi ;;
+        done) if [ "$step" -lt 5 ]; then echo "step $step $track is done: n for step $((step + 1)) (step$((step + 1))/README.md)"
+              else echo "the $track track is done: t for the other track, l for the list"; fi ;;
+        *) echo "edit $(file) (the TODO(step $step) markers) and save" ;;
+    esac
+}
+
+show_hint() {
+    local total n
+    total=$(hint_count "$(hints_file)")
+    [ "$total" -gt 0 ] || { panel="no hints for step $step $track ($(hints_file) is missing)"; return; }
+    n=$(( ${hints_shown[$step.$track]:-0} % total + 1 ))
+    hints_shown[$step.$track]=$n
+    panel=$(hint_text "$(hints_file)" "$n")
+    [ "$n" -eq "$total" ] && panel+=$'\n'"(that was the last hint; h starts again from the first)"
+}
+
+# r: the step file back to its starting point; the student's version stays beside it as a backup.
+reset_current() {
+    local path="$top/$(file)" fresh backup
+    fresh=$(mktemp) || return
+    if ! starting_point "$step" "$track" >"$fresh" 2>"$fresh.err"; then panel="reset: $(cat "$fresh.err")"
+    elif cmp -s "$fresh" "$path"; then panel="reset: $(file) is already at its starting point"; progress_forget "$step" "$track"
+    else
+        backup="$path.bak-$(date +%Y%m%d-%H%M%S)"
+        while [ -e "$backup" ]; do backup+=x; done
+        cp -p "$path" "$backup" && cat "$fresh" >"$path" && progress_forget "$step" "$track" &&
+            panel="reset: $(file) is back at its starting point; your version is in ${backup#"$top/"}"
+    fi
+    rm -f "$fresh" "$fresh.err"
+}
+
+# p and s: the step Makefile's targets, shown live and kept on screen.
+run_tool() {
+    if [ $gpu = no ]; then panel="make $1 needs a GPU, and there is none here"; return; fi
+    panel="make $1 TRACK=$track (running ...)"
+    draw
+    panel=$(make --no-print-directory -C "$top/step$step" "$1" TRACK="$track" BUILD_DIR="$build" 2>&1 | live)
+}
+
+go_to() {  # go_to STEP TRACK
+    step=$1 track=$2 panel=""
+    check_current
+}
+
+on_key() {
+    case $1 in
+        h|H) show_hint ;;
+        p|P) run_tool profile ;;
+        s|S) run_tool sanitize ;;
+        n|N) if [ "$step" -lt 5 ]; then go_to $((step + 1)) "$track"; else panel="step 5 is the last step"; fi ;;
+        b|B) if [ "$step" -gt 1 ]; then go_to $((step - 1)) "$track"; else panel="step 1 is the first step"; fi ;;
+        t|T) go_to "$step" "$([ "$track" = transpose ] && echo matmul || echo transpose)" ;;
+        l|L) panel=$("$here/status.sh" "$build" --recorded 2>&1) ;;
+        r|R) reset_current ;;
+        q|Q) exit 0 ;;
+        *) return ;;
+    esac
+    draw
+}
+
+# The watcher: one changed path per line on a pipe the loop reads. inotifywait where it is installed (it
+# sees a save at once), else a look at the files' times every half second.
+poll_files() {
+    local before now
+    before=$(cd "$top" && stat -c '%n %y %s' step[1-5]/transpose.cu step[1-5]/matmul.cu 2>/dev/null)
+    while sleep 0.5; do
+        now=$(cd "$top" && stat -c '%n %y %s' step[1-5]/transpose.cu step[1-5]/matmul.cu 2>/dev/null)
+        [ "$now" != "$before" ] && diff <(echo "$before") <(echo "$now") | awk -v top="$top" '/^>/ { print top "/" $2 }'
+        before=$now
+    done
+}
+start_watcher() {
+    events_dir=$(mktemp -d) && mkfifo "$events_dir/events" && exec {events}<>"$events_dir/events" || exit 1
+    if [ "${WATCH_POLL:-}" != 1 ] && command -v inotifywait >/dev/null 2>&1; then
+        inotifywait -m -q -e close_write -e moved_to --format '%w%f' "$top"/step[1-5]/ >&"$events" 2>/dev/null &
+    else
+        poll_files >&"$events" &
+    fi
+    watcher=$!
+}
+# The step files saved since the last look, each once, after the writes have settled for a moment.
+saved_files() {
+    local path
+    while IFS= read -r -t 0.1 -u "$events" path; do
+        [[ $path =~ /step[1-5]/(transpose|matmul)\.cu$ ]] && echo "$path"
+    done | awk '!seen[$0]++'
+}
+
+if [ $interactive = no ]; then
+    check_current
+    draw
+    case $outcome in done|slow) exit 0 ;; no_gpu) exit 3 ;; *) exit 1 ;; esac
+fi
+
+terminal=$(stty -g)
+cleanup() {
+    [ -n "${watcher:-}" ] && kill "$watcher" 2>/dev/null
+    [ -n "${events_dir:-}" ] && rm -rf "$events_dir"
+    stty "$terminal"
+    echo
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+stty -echo -icanon
+start_watcher
+check_current
+draw
+while :; do
+    if IFS= read -rsn1 -t 0.2 key; then on_key "$key"
+    elif [ $? -le 128 ]; then exit 0; fi  # the terminal went away
+    mapfile -t saved < <(saved_files)
+    for path in "${saved[@]}"; do
+        [[ $path =~ /step([1-5])/(transpose|matmul)\.cu$ ]] || continue
+        [ "${BASH_REMATCH[1]}" = "$step" ] && [ "${BASH_REMATCH[2]}" = "$track" ] || panel=""
+        step=${BASH_REMATCH[1]} track=${BASH_REMATCH[2]}
+        check_current
+        draw
+    done
+done
