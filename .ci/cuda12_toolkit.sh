@@ -2,19 +2,21 @@
 # Assembles a CUDA 12.4 toolkit in a cache folder from Debian's packages, touching nothing on the system, and
 # prints the path of its nvcc. CI builds the project with it beside the installed CUDA 13, since rooms run the
 # toolkit their cluster has.
-#   .ci/cuda12_toolkit.sh [DIR]     (default: ${XDG_CACHE_HOME:-~/.cache}/cuda-workshop/cuda-12.4)
+#   .ci/cuda12_toolkit.sh [DIR]     (default: ${WORKSHOP_CI_CACHE:-/tmp/workshop-ci-cache}/cuda-12.4)
 #
 # Why Debian's packages: they are NVIDIA's own binaries, repackaged in trixie's non-free section (12.4 is the
-# newest 12.x there). NVIDIA's 12.x wheels on PyPI will not do: `nvidia-cuda-nvcc-cu12` carries ptxas and
-# libnvvm but not the nvcc driver, cicc or cudafe++, and only 12.9's runtime wheel has the static runtime that
-# CMake's compiler check links. The packages are fetched with `apt-get download` through a private package
-# list and unpacked with dpkg-deb (nothing is installed); about 1.2 GB is downloaded once, 0.9 GB kept.
+# newest 12.x there). NVIDIA's 12.x wheels on PyPI will not do: `nvidia-cuda-nvcc-cu12` (12.4.131, 12.6.85,
+# 12.8.93 and 12.9.86 alike) carries ptxas and libnvvm but not the nvcc driver, cicc or cudafe++, and only
+# 12.9's runtime wheel has the static runtime that CMake's compiler check links; NVIDIA's redistributable
+# archives (developer.download.nvidia.com) cannot be reached from CI. The packages are fetched with
+# `apt-get download` through a private package list and unpacked with dpkg-deb (nothing is installed); about
+# 1.2 GB is downloaded once, 0.7 GB kept.
 set -euo pipefail
 
 readonly release="12.4.1-2"
 readonly packages=("nvidia-cuda-toolkit=12.4.131~$release" "nvidia-cuda-dev=12.4.127~$release"
                    "libcudart12=12.4.127~$release" "libcublas12=12.4.5.8~$release" "libcublaslt12=12.4.5.8~$release")
-root="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/cuda-workshop/cuda-12.4}"
+root="${1:-${WORKSHOP_CI_CACHE:-/tmp/workshop-ci-cache}/cuda-12.4}"
 stamp="$root/.complete-$release"
 
 if [ -f "$stamp" ] && [ -x "$root/bin/nvcc" ]; then

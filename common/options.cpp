@@ -1,3 +1,8 @@
+// Options are parsed by hand rather than with CLI11 or cxxopts. The programs take a dozen flags and integers,
+// and each bad value must give the one error line the tests expect ("--reps: 'x' is not a whole number"),
+// which with either library means a custom validator per option anyway: the parsing that would be left to
+// the library is the table lookup in parse_options. Neither is packaged on every machine the workshop runs on
+// (a cluster's GPU nodes often cannot reach a package registry), so it would have to be vendored as well.
 #include "options.hpp"
 
 #include <fmt/format.h>

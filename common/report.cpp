@@ -2,6 +2,7 @@
 // one flat table of strings and numbers: escaping (below) and null for a missing or non-finite number are the
 // whole of the job, and each has a test. A library would be one more package for every student to install,
 // often without root on a cluster's login node, for no behaviour the workshop needs; nothing here reads JSON.
+// The one reader, from_csv, reads back only what to_csv wrote (for `workshop_results --replot`).
 #include "report.hpp"
 
 #include <fmt/format.h>
