@@ -44,5 +44,5 @@ awk -v m="$mine_rate" -v s="$solution_rate" -v p="$previous_rate" -v step="$step
     line = sprintf("VERDICT step %d %s: PASS, %.0f %s, %.0f%% of the solution", step, track, m, unit, 100 * m / s)
     if (p != "") line = line sprintf(", %.2fx step %d", m / p, step - 1)
     print line extra
-    if (m < 0.8 * s) print "  (correct, but well short of the solution: the README hints and make profile show what to change)"
+    if (m < 0.8 * s) print "  (correct, but well short of the solution: hints/" track ".md (h in make watch) and make profile show what to change)"
 }'
