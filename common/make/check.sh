@@ -29,11 +29,13 @@ fi
 not_run=""
 [[ $last == *"not run"* ]] && not_run="; memory and race checks not run (no compute-sanitizer)"
 
-echo "== timing your code, this step's solution and the last step's (same size, same machine)"
+remembered=""
+[[ ${WORKSHOP_RATE_CACHE_S:-0} =~ ^[1-9][0-9]*$ ]] && remembered="; the solutions' times are remembered for $WORKSHOP_RATE_CACHE_S s"
+echo "== timing your code, this step's solution and the last step's (same size, same machine$remembered)"
 mine_rate=$(step_rate "$mine" "$@")
-solution_rate=$(step_rate "$bin/solution${step}_${track}" "$@")
+solution_rate=$(remembered_step_rate "$bin/solution${step}_${track}" "$@")
 previous_rate=""
-[ "$step" -gt 1 ] && previous_rate=$(step_rate "$bin/solution$((step - 1))_${track}" "$@")
+[ "$step" -gt 1 ] && previous_rate=$(remembered_step_rate "$bin/solution$((step - 1))_${track}" "$@")
 
 if [ -z "$mine_rate" ]; then
     echo "VERDICT step $step $track: PASS on the CPU path; no kernel launched yet (write transpose_on_device / matmul_on_device)$not_run"

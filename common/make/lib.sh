@@ -7,6 +7,23 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
 # (empty when the program launched no kernel).
 step_rate() { "$@" --csv --no-references --no-host | awk -F, '$3 == "step" { print $10 }'; }
 
+# remembered_step_rate PROGRAM [options]: step_rate, remembered for WORKSHOP_RATE_CACHE_S seconds (make watch
+# sets it; unset or 0: measured every time) in BIN/.rates, for that build of PROGRAM, those options, this machine
+# and these visible GPUs.
+remembered_step_rate() {
+    local max_age=${WORKSHOP_RATE_CACHE_S:-0}
+    [[ $max_age =~ ^[0-9]+$ ]] && [ "$max_age" -gt 0 ] || { step_rate "$@"; return; }
+    local cache key hit rate now=$EPOCHSECONDS
+    cache="$(dirname "$1")/.rates"
+    key="$(basename "$1") $(stat -c %Y.%s "$1") $(hostname) ${CUDA_VISIBLE_DEVICES-all} ${*:2}"
+    hit=$(awk -F'\t' -v k="$key" -v now="$now" -v age="$max_age" '$1 == k && now - $2 <= age { r = $3 } END { print r }' \
+        "$cache" 2>/dev/null)
+    if [ -n "$hit" ]; then echo "$hit"; return; fi
+    rate=$(step_rate "$@")
+    [ -n "$rate" ] && printf '%s\t%s\t%s\n' "$key" "$now" "$rate" >>"$cache"
+    echo "$rate"
+}
+
 # no_device_line PROGRAM: prints the program's one line saying there is no CUDA device, and succeeds, when
 # there is none; prints nothing and fails when there is one. (no_device_line launch PROGRAM: where it runs.)
 no_device_line() {
