@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace workshop {
 
@@ -48,6 +49,7 @@ bool bench_odd_shapes(const std::string& track, const std::filesystem::path& bin
     for (const auto& shape : shapes) {
         const std::string command =
             fmt::format("'{}' --csv --no-host --budget 0 {}{}", program.string(), shape.options, passthrough);
+        std::fflush(stdout);  // the tables so far first, when both streams go to one file
         fmt::print(stderr, "  {} {}\n", program.filename().string(), shape.options);
         const auto [csv, status] = run(command);
         std::vector<ResultRow> rows = parse_rows(csv);

@@ -136,6 +136,7 @@ bool gather_table(const TrackSpec& spec, const fs::path& bin, const std::string&
     bool all_ok = true;
     for (int step = 1; step <= 5; ++step) {
         const fs::path program = bin / fmt::format("solution{}_{}", step, spec.track);
+        std::fflush(stdout);  // the tables so far first, when both streams go to one file
         fmt::print(stderr, "  running {} ...\n", program.filename().string());
         const auto [csv, status] = run_program(fmt::format("'{}' --csv{}", program.string(), passthrough));
         std::vector<ResultRow> rows = parse_rows(csv);
@@ -194,6 +195,7 @@ bool gather_sweep(const TrackSpec& spec, const fs::path& bin, const std::string&
             const fs::path program = bin / fmt::format("solution{}_{}", step, spec.track);
             const std::string command = fmt::format("'{}' --csv --no-host --size {} --budget 0{}{}", program.string(),
                                                     size, step == 5 ? "" : " --no-references", passthrough);
+            std::fflush(stdout);  // the tables so far first, when both streams go to one file
             fmt::print(stderr, "  {} --size {}\n", program.filename().string(), size);
             for (int run = 1; run <= 2; ++run) {
                 const auto [csv, status] = run_program(command);
