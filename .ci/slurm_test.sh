@@ -141,7 +141,10 @@ same_as_here() {
 
 # ran_as_job WHAT NAME: the cluster ran a job named NAME (the program srun started), so WHAT went through it.
 ran_as_job() {
-    if scontrol -o show jobs | grep -q "JobName=$2 "; then echo "ok   $1 ran as a Slurm job ($2)"
+    # Read whole first: grep -q stops at the first match, and under pipefail scontrol's SIGPIPE would fail the test.
+    local jobs
+    jobs=$(scontrol -o show jobs)
+    if grep -q "JobName=$2 " <<<"$jobs"; then echo "ok   $1 ran as a Slurm job ($2)"
     else echo "FAIL $1: no Slurm job named $2"; failures=$((failures + 1)); fi
 }
 
@@ -181,7 +184,7 @@ fi
 echo "== make status into a class folder, then make class"
 export WORKSHOP_CLASS_DIR=$tmp/class
 expect "make status writes the class file" 0 "written to the class folder" env WORKSHOP_STUDENT=ci-student make status
-expect "make class" 0 "^ci-student +done +- +- +no GPU: builds only" make class
+expect "make class" 0 "^ci-student +step 1 \(transpose\) +- +- +no GPU: builds only" make class
 # The rows a make status on a GPU writes (no GPU here): step reached and step-5 speed as % of the solution.
 gpu_rows=$'5,transpose,yes,PASS,2800,2826,\n5,matmul,yes,PASS,21000,47000,next\n'
 expect "make class with a GPU's figures" 0 "^gpu-student +step 5 \(matmul\) +99% +45% +a GPU" bash -c \
