@@ -195,6 +195,12 @@ echo "== make test's GPU part as one job"
 expect "make test through srun" 0 "tests: [1-9][0-9]* passed, 0 failed, [1-9][0-9]* skipped" \
     common/make/run_tests.sh build -j "$(nproc)"
 grep -E "^skipped|^  - |^tests:" "$tmp/out"
+# A test that failed in the job: its own output, from ctest's log.
+for failed in $(cut -d: -f2 build/Testing/Temporary/LastTestsFailed.log 2>/dev/null); do
+    echo "     | output of $failed:"
+    awk -v t="Testing: $failed" '$0 ~ t "$" { on = 1 } on && /^"[^"]*" end time/ { exit } on' build/Testing/Temporary/LastTest.log |
+        tail -n 25 | sed 's/^/     | /'
+done
 ran_as_job "make test's GPU part" ctest
 
 echo "== the instructor's batch script"

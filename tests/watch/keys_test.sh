@@ -73,9 +73,13 @@ echo "l listed the steps"
 drive_keys q
 drive_wait 10 "watch exited: 0" "terminal: icanon echo" || fail "q did not end the session cleanly"
 drive_stop
-# The file watcher (inotifywait on the copy's step folders) went with the session.
-sleep 0.2
-left=$(pgrep -af "inotifywait.*$tree/step" || true)
+# The file watcher (inotifywait on the copy's step folders) went with the session (on a loaded machine it may
+# take a moment to see its terminal go).
+for ((i = 0; i < 50; i++)); do
+    left=$(pgrep -af "inotifywait.*$tree/step" || true)
+    [ -z "$left" ] && break
+    sleep 0.1
+done
 [ -z "$left" ] || fail "processes left behind after q: $left"
 echo "q ended the session with status 0, gave the terminal back and left no watcher behind"
 
