@@ -61,13 +61,19 @@ cmp -s "$step_file" "$original" || fail "after r, step3/transpose.cu is not its 
 backups=("$step_file".bak-*)
 [ ${#backups[@]} -eq 1 ] && [ -f "${backups[0]}" ] || fail "no single backup beside the step file: ${backups[*]}"
 grep -q this_line_does_not_compile "${backups[0]}" || fail "the backup does not hold the student's version"
-drive_screen | grep -qF "${backups[0]#"$tree/"}" || fail "the screen does not name the backup"
+# Waited for, not read once: the save of the reset starts a check, and a capture can fall inside its redraw.
+drive_wait 10 "${backups[0]#"$tree/"}" || fail "the screen does not name the backup"
 checked 120 "[check 3]" || fail "the reset file was not checked again"
 echo "r restored the starting point and kept ${backups[0]#"$tree/"}"
 
 drive_keys l
 drive_wait 30 "last make check" || fail "the list"
-drive_screen | grep -qE '^1 +transpose .*<- next' || fail "the list does not mark step 1 transpose as next"
+listed_next=no
+for ((i = 0; i < 100; i++)); do
+    drive_screen | grep -qE '^1 +transpose .*<- next' && { listed_next=yes; break; }
+    sleep 0.1
+done
+[ $listed_next = yes ] || fail "the list does not mark step 1 transpose as next"
 echo "l listed the steps"
 
 drive_keys q
