@@ -79,6 +79,16 @@ ChildJob shape_job(const BatteryRequest& r, const BatteryShape& s, bool guards) 
     return job;
 }
 
+ChildJob in_turn_job(const BatteryRequest& r) {
+    ChildJob job;
+    job.argv = {self_path(), "--check-in-turn"};
+    job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
+    // The whole battery takes about a second on a current GPU; a shape that hangs is found again in its own
+    // process, with its own limit, so this one need not be generous.
+    job.timeout_s = shape_timeout_s();
+    return job;
+}
+
 ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, const BatteryRequest& r) {
     ChildJob job = shape_job(r, r.sanitizer_shape, false);
     job.argv.insert(job.argv.begin(), {sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "20",
@@ -105,11 +115,14 @@ ShapeOutcome read_shape(const ChildResult& r) {
                             "that some threads of the block never reach");
         return o;
     }
-    if (!lines.empty() && (lines[0].rfind("PASS", 0) == 0 || lines[0].rfind("SKIP", 0) == 0 ||
-                           lines[0].rfind("FAIL", 0) == 0)) {
-        o.pass = lines[0].rfind("FAIL", 0) != 0 && (r.exit_code == kExitOk);
-        o.headline = lines[0];
-        o.details.assign(lines.begin() + 1, lines.end());
+    // The verdict's line comes first, unless the kernel printed something (printf from a kernel lands here too).
+    const auto verdict = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+        return line.rfind("PASS", 0) == 0 || line.rfind("SKIP", 0) == 0 || line.rfind("FAIL", 0) == 0;
+    });
+    if (verdict != lines.end()) {
+        o.pass = verdict->rfind("FAIL", 0) != 0 && (r.exit_code == kExitOk);
+        o.headline = *verdict;
+        o.details.assign(verdict + 1, lines.end());
         return o;
     }
     // The program ended before it could say anything: a CUDA call that failed in the step's own host code
@@ -158,6 +171,36 @@ std::string reason_of(const std::string& headline) {
 
 }  // namespace
 
+std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count) {
+    std::vector<std::optional<ChildResult>> finished(shape_count);
+    const std::string begins = std::string(kShapeBegins) + " ", ends = std::string(kShapeEnds) + " ";
+    constexpr size_t kNone = static_cast<size_t>(-1);
+    size_t current = kNone;  // the shape whose lines these are
+    std::string said;
+    std::istringstream lines(out);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.rfind(begins, 0) == 0) {
+            if (!(std::istringstream(line.substr(begins.size())) >> current)) current = kNone;
+            said.clear();
+        } else if (line.rfind(ends, 0) == 0) {
+            std::istringstream fields(line.substr(ends.size()));
+            size_t index = kNone;
+            int exit_code = -1;
+            if (fields >> index >> exit_code && index == current && index < shape_count) {
+                ChildResult r;
+                r.exit_code = exit_code;
+                r.out = said;
+                finished[index] = r;
+            }
+            current = kNone;
+        } else if (current != kNone) {
+            said += line + "\n";
+        }
+    }
+    return finished;
+}
+
 int run_battery(const BatteryRequest& request) {
     const std::string sanitizer = find_sanitizer();
     const std::vector<std::string> tools = {"memcheck", "racecheck"};
@@ -165,30 +208,50 @@ int run_battery(const BatteryRequest& request) {
     // The slow sanitizer runs start first, so they overlap with the shapes.
     if (!sanitizer.empty())
         for (const auto& tool : tools) jobs.push_back(sanitizer_job(sanitizer, tool, request));
-    const size_t first_shape = jobs.size();
-    for (const auto& s : request.shapes) jobs.push_back(shape_job(request, s, true));
+    const size_t in_turn = jobs.size();
+    jobs.push_back(in_turn_job(request));
 
-    fmt::print("{}: {} shapes, each in a process of its own; outputs poisoned with NaN and guarded by canaries; "
+    fmt::print("{}: {} shapes; outputs poisoned with NaN and guarded by canaries; "
                "+N: the matrices start N floats past an aligned address\n",
                request.title, request.shapes.size());
     std::fflush(stdout);
 
     std::vector<ShapeOutcome> shapes(request.shapes.size());
     std::vector<bool> shape_done(request.shapes.size(), false);
-    std::vector<ToolOutcome> tool_outcomes(jobs.size() - request.shapes.size());
+    std::vector<ToolOutcome> tool_outcomes(in_turn);
     size_t next_to_print = 0;
+    const auto print_finished_in_order = [&] {
+        for (; next_to_print < shapes.size() && shape_done[next_to_print]; ++next_to_print) {
+            const ShapeOutcome& o = shapes[next_to_print];
+            print_block(request.shapes[next_to_print].label, o.headline, o.details);
+        }
+    };
     run_children(jobs, parallel_children(), [&](size_t job, const ChildResult& r) {
-        if (job < first_shape) {
+        if (job < in_turn) {
             tool_outcomes[job] = read_tool(tools[job], r);
             return;
         }
-        shapes[job - first_shape] = read_shape(r);
-        shape_done[job - first_shape] = true;
-        while (next_to_print < shapes.size() && shape_done[next_to_print]) {
-            const ShapeOutcome& o = shapes[next_to_print];
-            print_block(request.shapes[next_to_print].label, o.headline, o.details);
-            ++next_to_print;
+        const auto finished = finished_shapes(r.out, shapes.size());
+        for (size_t i = 0; i < shapes.size(); ++i) {
+            if (!finished[i]) continue;
+            shapes[i] = read_shape(*finished[i]);
+            shape_done[i] = true;
         }
+        print_finished_in_order();
+    });
+
+    // The shape that crashed or hung the child, and those after it: a process each.
+    std::vector<size_t> rest;
+    std::vector<ChildJob> rest_jobs;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        if (shape_done[i]) continue;
+        rest.push_back(i);
+        rest_jobs.push_back(shape_job(request, request.shapes[i], true));
+    }
+    run_children(rest_jobs, parallel_children(), [&](size_t job, const ChildResult& r) {
+        shapes[rest[job]] = read_shape(r);
+        shape_done[rest[job]] = true;
+        print_finished_in_order();
     });
 
     const auto failing = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.pass; });

@@ -1,11 +1,16 @@
-// make check's engine: the shape battery with every shape in a process of its own (the program runs itself
-// with --check-shape), several at a time, and compute-sanitizer's memcheck and racecheck at one small, awkward
-// shape beside them. Prints a line per shape and per tool, then one last line that starts with PASS: or
+// make check's engine: the shape battery, and compute-sanitizer's memcheck and racecheck at one small, awkward
+// shape beside it. The shapes run in one child process, in turn (the program runs itself with --check-in-turn):
+// creating a CUDA context costs a few tenths of a second, once instead of once a shape. A kernel that faults
+// poisons its context and one that hangs holds its process, so the shapes that child did not finish then get a
+// process each (--check-shape), several at a time, and a bad shape takes down no other. Prints a line per shape and per tool, then one last line that starts with PASS: or
 // FAIL: and says why; make check turns it into the verdict.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "child_processes.hpp"
 
 namespace workshop {
 
@@ -20,6 +25,14 @@ struct BatteryRequest {
     BatteryShape sanitizer_shape;          // where memcheck and racecheck run (guards off, so memcheck sees)
     std::vector<std::string> common_args;  // passed to every child: the seed
 };
+
+// What --check-in-turn prints around each shape's verdict: "<begins> I" before it, "<ends> I EXIT" after it.
+constexpr const char* kShapeBegins = "@@ shape begins";
+constexpr const char* kShapeEnds = "@@ shape ends";
+
+// The shapes a --check-in-turn child finished, read from its output: for shape I, what it printed between its
+// markers and the exit code it reported, as if it had run alone; empty for the shapes it never finished.
+std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count);
 
 // The battery and the memory checks; returns the program's exit code (0 only when everything passed).
 int run_battery(const BatteryRequest& request);

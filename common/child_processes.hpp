@@ -1,6 +1,6 @@
-// Runs programs as child processes, several at a time, each with a time limit. The battery runs every shape in a
-// process of its own: a kernel that faults leaves its CUDA context unusable, and one that never finishes holds
-// its process, so either can only take its own shape down.
+// Runs programs as child processes, several at a time, each with a time limit. The battery runs its shapes and
+// the sanitizers this way: a kernel that faults leaves its CUDA context unusable, and one that never finishes
+// holds its process, so either can only take its own process down.
 #pragma once
 
 #include <functional>

@@ -128,6 +128,7 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
     const std::map<std::string, std::function<void()>> flags = {
         {"--check", [&] { o.check = true; }},
         {"--check-shape", [&] { o.check_shape = true; }},
+        {"--check-in-turn", [&] { o.check_in_turn = true; }},
         {"--sanitize", [&] { o.sanitize = true; }},
         {"--no-guards", [&] { o.guards = false; }},
         {"--flush-l2", [&] { o.flush_l2 = true; }},
@@ -176,9 +177,11 @@ std::string usage_text(Track track, const std::string& program) {
         "usage: {} [options]\n"
         "{}"
         "  --size S            square problem of side S\n"
-        "  --check             the verdict: every shape of the battery, each in a process of its own, plus\n"
-        "                      compute-sanitizer's memcheck and racecheck at a small shape (make check)\n"
+        "  --check             the verdict: every shape of the battery (in one process, a shape that crashes\n"
+        "                      it and those after it in a process each), plus compute-sanitizer's memcheck and\n"
+        "                      racecheck at a small shape (make check)\n"
         "  --check-shape       one checked run at the size given (no timing): output, guard zones, inputs\n"
+        "  --check-in-turn     every shape of the battery in this process, in turn (what --check starts)\n"
         "  --misalign N        with --check-shape: the matrices start N (0-3) floats past an aligned address\n"
         "  --no-guards         with --check-shape: no canaries around the matrices (for compute-sanitizer)\n"
         "  --sanitize          memcheck, racecheck and synccheck at a small shape (make sanitize)\n"

@@ -22,6 +22,21 @@ Options parse_or_exit(Track track, int argc, char** argv) {
     return parsed.options;
 }
 
+Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base) {
+    std::vector<std::string> args = {"program", "--check-shape"};
+    args.insert(args.end(), shape_args.begin(), shape_args.end());
+    args.insert(args.end(), {"--seed", std::to_string(base.seed)});
+    if (!base.guards) args.push_back("--no-guards");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    const ParseOutcome parsed = parse_options(track, static_cast<int>(argv.size()), argv.data());
+    if (!parsed.ok()) {
+        fmt::print(stderr, "error: a battery shape's options: {}\n", parsed.error);
+        std::exit(kExitBadUsage);
+    }
+    return parsed.options;
+}
+
 int report_shape(const Verdict& v, const std::string& what) {
     if (v.ok) {
         fmt::print("PASS\n");

@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "battery.hpp"
 #include "device_info.hpp"
+#include "exit_codes.hpp"
 #include "options.hpp"
 #include "perf_model.hpp"
 #include "report.hpp"
@@ -75,8 +77,28 @@ BatteryRequest battery_request(const std::string& track, const std::vector<Shape
     return r;
 }
 
+// The options of one battery shape (its --check-shape command line) for a --check-in-turn child.
+Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base);
+
+// --check-in-turn: every shape of the battery in this process, one after the other, each verdict between the
+// markers of battery.hpp. A CUDA error may have poisoned the context, so it stops there; run_battery gives the
+// shapes left a process each.
+template <typename Shape, typename CheckOneShape>
+int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const Options& o, CheckOneShape check_one_shape) {
+    for (size_t i = 0; i < battery.size(); ++i) {
+        const Options shape = options_for_shape(track, battery[i].args(), o);
+        fmt::print("{} {}\n", kShapeBegins, i);
+        std::fflush(stdout);
+        const int exit_code = check_one_shape(shape);
+        fmt::print("{} {} {}\n", kShapeEnds, i, exit_code);
+        std::fflush(stdout);
+        if (exit_code == kExitCudaError) return exit_code;
+    }
+    return kExitOk;
+}
+
 // What every program does once its options are parsed: the battery (--check), the sanitizers (--sanitize), one
-// checked shape (--check-shape), or else the timed run at one size.
+// checked shape (--check-shape), all of them in turn (--check-in-turn), or else the timed run at one size.
 template <typename Shape, typename CheckOneShape, typename RunOneSize>
 int run_mode(const Options& o, const std::string& track, const std::vector<Shape>& battery,
              const Shape& sanitizer_shape, CheckOneShape check_one_shape, RunOneSize run_one_size) {
@@ -84,6 +106,8 @@ int run_mode(const Options& o, const std::string& track, const std::vector<Shape
     if (o.check) return run_battery(battery_request(track, battery, sanitizer_shape, o));
     if (o.sanitize) return run_sanitizers(battery_request(track, battery, sanitizer_shape, o));
     if (o.check_shape) return check_one_shape(o);
+    if (o.check_in_turn)
+        return check_shapes_in_turn(track == "transpose" ? Track::Transpose : Track::Matmul, battery, o, check_one_shape);
     return run_one_size(o, dev);
 }
 

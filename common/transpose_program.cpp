@@ -1,8 +1,9 @@
 // The transpose program: links one step file (the student's or a solution) and runs it through the harness.
-//   program                one size (default 8192 x 8192): checked, timed, next to the device's limits
-//   program --check        the verdict: the shape battery (a process per shape) and the memory checks
-//   program --check-shape  one shape, checked (what --check runs in each process)
-//   program --sanitize     memcheck, racecheck and synccheck at a small shape
+//   program                  one size (default 8192 x 8192): checked, timed, next to the device's limits
+//   program --check          the verdict: the shape battery and the memory checks
+//   program --check-in-turn  every shape of the battery, checked one after the other (what --check starts)
+//   program --check-shape    one shape, checked (for a shape that crashed or hung the one above)
+//   program --sanitize       memcheck, racecheck and synccheck at a small shape
 #include <vector>
 
 #include "cpu_reference.hpp"

@@ -24,7 +24,7 @@ struct Verdict {
     int64_t wrong = 0;        // outside tolerance, NaN or Inf
     int64_t unwritten = 0;    // still holding the poison
     int64_t written_nan = 0;  // a NaN the kernel stored (not the poison)
-    Mismatch first;           // first wrong element in memory order
+    Mismatch first;           // first wrong element, reading the output row by row
     std::string hint;         // what the pattern suggests; empty when nothing stands out
     double max_error = 0;     // largest |actual - expected| among finite values
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make check for one track: the program's own checker (every shape of the battery in a process of its own,
+# make check for one track: the program's own checker (every shape of the battery, NaN poison and
 # guard zones, misaligned pointers, and compute-sanitizer's memcheck and racecheck at a small shape), then, if
 # it passes, the speed next to this step's solution and the last step's. Ends with one line:
 #   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]

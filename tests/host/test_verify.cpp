@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <tuple>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "cpu_reference.hpp"
@@ -98,6 +100,26 @@ TEST(VerifyTranspose, RecognisesWrongValuesOnlyAtTheEdges) {
     t.out[size_t(499) * 400 + 3] = 42.0f;
     const Verdict v = t.verify();
     EXPECT_NE(v.hint.find("Only the edges are wrong"), std::string::npos) << v.hint;
+}
+
+// The scan reads bands of rows in parallel; what it reports must not depend on which band finishes first.
+TEST(VerifyTranspose, TheFirstWrongElementIsTheFirstInRowOrder) {
+    TransposeCase t(300, 200);  // the output is 200 x 300: several bands of rows
+    const auto out_at = [&](int r, int c) -> float& { return t.out[size_t(r) * t.rows + c]; };
+    out_at(190, 5) = 2.0f;  // a late band
+    out_at(40, 299) = 2.0f;  // an early band, last column
+    out_at(40, 7) = 2.0f;   // the same row, earlier column: the first
+    out_at(33, 250) = std::numeric_limits<float>::quiet_NaN();  // the first of all, a NaN the kernel stored
+    const Verdict v = t.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.wrong, 4);
+    EXPECT_EQ(v.written_nan, 1);
+    EXPECT_EQ(v.first.row, 33);
+    EXPECT_EQ(v.first.col, 250);
+    double largest = 0;  // the NaN has no error to measure; the three 2.0s do
+    for (const auto& [r, c] : {std::pair{190, 5}, std::pair{40, 299}, std::pair{40, 7}})
+        largest = std::max(largest, std::fabs(2.0 - t.in[size_t(c) * t.cols + r]));
+    EXPECT_DOUBLE_EQ(v.max_error, largest);
 }
 
 TEST(MatmulTolerance, GrowsWithKAndWithTheMagnitudes) {

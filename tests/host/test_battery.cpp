@@ -1,0 +1,59 @@
+// How make check reads the child that checks every shape in turn: which shapes it finished, with what, and
+// which it did not (those get a process each).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "battery.hpp"
+
+using namespace workshop;
+
+namespace {
+
+std::string begins(int i) { return fmt::format("{} {}\n", kShapeBegins, i); }
+std::string ends(int i, int exit_code) { return fmt::format("{} {} {}\n", kShapeEnds, i, exit_code); }
+
+}  // namespace
+
+TEST(ShapesInTurn, EveryShapeFinishedKeepsItsOwnLinesAndExitCode) {
+    const std::string out = begins(0) + "PASS\n" + ends(0, 0) + begins(1) + "FAIL: 3 of 9 wrong\nhint\n" + ends(1, 1);
+    const auto finished = finished_shapes(out, 2);
+    ASSERT_TRUE(finished[0] && finished[1]);
+    EXPECT_EQ(finished[0]->out, "PASS\n");
+    EXPECT_EQ(finished[0]->exit_code, 0);
+    EXPECT_EQ(finished[1]->out, "FAIL: 3 of 9 wrong\nhint\n");
+    EXPECT_EQ(finished[1]->exit_code, 1);
+}
+
+TEST(ShapesInTurn, AShapeTheChildDiedInIsNotFinishedNorAreThoseAfterIt) {
+    // A fault that ended the process inside shape 1: it printed the start and nothing more.
+    const std::string out = begins(0) + "PASS\n" + ends(0, 0) + begins(1) + "a line a kernel printed\n";
+    const auto finished = finished_shapes(out, 4);
+    EXPECT_TRUE(finished[0]);
+    EXPECT_FALSE(finished[1]);
+    EXPECT_FALSE(finished[2]);
+    EXPECT_FALSE(finished[3]);
+}
+
+TEST(ShapesInTurn, ACudaErrorEndsTheTurnAfterItsOwnVerdict) {
+    const std::string out = begins(0) + "FAIL: the launch failed: invalid configuration argument\n" + ends(0, 5);
+    const auto finished = finished_shapes(out, 3);
+    ASSERT_TRUE(finished[0]);
+    EXPECT_EQ(finished[0]->exit_code, 5);
+    EXPECT_FALSE(finished[1]);
+    EXPECT_FALSE(finished[2]);
+}
+
+TEST(ShapesInTurn, MarkersThatDoNotMatchCountForNothing) {
+    // An end without its start, an index past the battery, and garbage after a marker.
+    const std::string out = ends(0, 0) + begins(7) + "PASS\n" + ends(7, 0) + std::string(kShapeBegins) + " x\nPASS\n" +
+                            ends(1, 0) + begins(2) + "PASS\n" + ends(3, 0);
+    const auto finished = finished_shapes(out, 4);
+    for (size_t i = 0; i < finished.size(); ++i) EXPECT_FALSE(finished[i]) << "shape " << i;
+}
+
+TEST(ShapesInTurn, NothingPrintedMeansNothingFinished) {
+    const auto finished = finished_shapes("", 3);
+    ASSERT_EQ(finished.size(), 3u);
+    for (const auto& f : finished) EXPECT_FALSE(f);
+}
