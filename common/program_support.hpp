@@ -77,6 +77,12 @@ BatteryRequest battery_request(const std::string& track, const std::vector<Shape
     return r;
 }
 
+// make check starts its timing runs while the battery is still running, so that their set-up (the data, the
+// upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names a FIFO, and this waits on it for
+// make check's "go", sent once nothing else runs on the GPU, so the time is that of a GPU doing nothing else.
+// Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
+void wait_for_timing_gate();
+
 // The options of one battery shape (its --check-shape command line) for a --check-in-turn child.
 Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base);
 

@@ -126,6 +126,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (kernel_pending) {
         details.push_back("transpose_on_device launches no kernel yet: write it (the TODOs in step1/transpose.cu)");
     } else {
+        wait_for_timing_gate();
         const Timing t = time_on_gpu([&] { problem.launch(); }, timing_plan(o));
         ResultRow r = make_row(kTrack, program_label(), "step", shape, t,
                                gigabytes_per_second(transpose_bytes(o.rows, o.cols), t.median_s()), kUnit, dev);
