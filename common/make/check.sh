@@ -19,7 +19,8 @@ previous="$bin/solution$((step - 1))_${track}"
 
 # The timing runs start now, beside the battery: each makes its data and checks its own run, then waits at a
 # gate (a FIFO, held open here so that opening it never blocks) for the word go. The gates open one at a time
-# once the battery and the sanitizers are over, so every time is that of a GPU running nothing else; on a FAIL
+# once the battery and the sanitizers are over and every run has reached its gate (GATE.ready), so every time
+# is that of a GPU running nothing else; on a FAIL
 # the runs are ended untimed. A rate remembered by make watch (the solutions') is not measured again.
 declare -A timing_pid gate_fd rate
 start_timing() {  # NAME PROGRAM [options]
@@ -34,6 +35,12 @@ start_timing() {  # NAME PROGRAM [options]
         exec "$@" "${rate_options[@]}" >"$work/$name.csv"
     ) &
     timing_pid[$name]=$!
+}
+wait_until_all_ready() {  # every run waits at its gate, or has ended: no set-up overlaps a timed run
+    local name
+    for name in "${!timing_pid[@]}"; do
+        while [ ! -e "$work/$name.gate.ready" ] && kill -0 "${timing_pid[$name]}" 2>/dev/null; do sleep 0.02; done
+    done
 }
 finish_timing() {  # NAME: opens its gate and waits for its rate
     local name=$1 fd=${gate_fd[$1]}
@@ -77,6 +84,7 @@ not_run=""
 remembered=""
 [[ ${WORKSHOP_RATE_CACHE_S:-0} =~ ^[1-9][0-9]*$ ]] && remembered="; the solutions' times are remembered for $WORKSHOP_RATE_CACHE_S s"
 echo "== timing your code, this step's solution and the last step's (same size, same machine, one at a time$remembered)"
+wait_until_all_ready
 finish_timing mine
 for name in solution previous; do
     [ -n "${timing_pid[$name]:-}" ] || continue

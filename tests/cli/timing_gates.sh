@@ -10,7 +10,8 @@ trap 'rm -rf "$dir"' EXIT
 bin="$dir/bin"
 mkdir -p "$bin"
 # A stand-in step program: --check takes a second and says PASS (or FAIL when $dir/fail exists); a timing
-# run logs its start, waits at its gate like the real programs, logs its timed part, then prints its CSV.
+# run logs its set-up, says it is ready and waits at its gate like the real programs, logs its timed part, then
+# prints its CSV.
 cat >"$bin/program" <<'PROGRAM'
 #!/usr/bin/env bash
 dir=$(cd "$(dirname "$0")/.." && pwd) name=$(basename "$0")
@@ -21,8 +22,13 @@ if [ "$1" = --check ]; then
     echo "PASS: correct on all 14 shapes; memcheck and racecheck clean"; exit 0
 fi
 stamp "set-up"
-sleep 0.5
-if [ -n "${WORKSHOP_TIMING_GATE:-}" ]; then read -r word <"$WORKSHOP_TIMING_GATE"; [ "$word" = go ] || exit 0; fi
+sleep "$([ "$name" = solution2_transpose ] && echo 2 || echo 0.5)"  # one set-up outlasts the battery
+stamp "set-up ends"
+if [ -n "${WORKSHOP_TIMING_GATE:-}" ]; then
+    echo >"$WORKSHOP_TIMING_GATE.ready"
+    read -r word <"$WORKSHOP_TIMING_GATE"
+    [ "$word" = go ] || exit 0
+fi
 stamp "timed begins"; sleep 0.3; stamp "timed ends"
 echo "track,name,kind,shape,median_ms,min_ms,max_ms,runs,check,rate"
 echo "transpose,$name,step,8192x8192,1,1,1,20,PASS,$(( ${#name} * 100 ))"
@@ -46,6 +52,8 @@ for p in step3_transpose solution3_transpose solution2_transpose; do
     before "$(when step3_transpose "check ends")" "$(when "$p" "timed begins")" && ok "$p timed after the battery" ||
         bad "$p was timed while the battery ran"
 done
+before "$(when solution2_transpose "set-up ends")" "$(when step3_transpose "timed begins")" &&
+    ok "the first timed run waits for the slowest set-up" || bad "a set-up overlapped a timed run: $(cat "$dir/log")"
 before "$(when step3_transpose "timed ends")" "$(when solution3_transpose "timed begins")" &&
     before "$(when solution3_transpose "timed ends")" "$(when solution2_transpose "timed begins")" &&
     ok "timed one at a time: mine, the solution, the last step's" || bad "timed runs overlapped: $(cat "$dir/log")"
