@@ -79,8 +79,7 @@ BatteryRequest battery_request(const std::string& track, const std::vector<Shape
 
 // make check starts its timing runs while the battery is still running, so that their set-up (the data, the
 // upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names a FIFO, and this waits on it for
-// make check's "go", sent once nothing else runs on the GPU (the battery is over, and every other timing run
-// waits at its own gate: GATE.ready says so), so the time is that of a GPU doing nothing else.
+// make check's "go", sent once nothing else runs on the GPU, so the time is that of a GPU doing nothing else.
 // Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
 void wait_for_timing_gate();
 

@@ -17,54 +17,21 @@ log="$work/check.log"
 solution="$bin/solution${step}_${track}"
 previous="$bin/solution$((step - 1))_${track}"
 
-# The timing runs start now, beside the battery: each makes its data and checks its own run, then waits at a
-# gate (a FIFO, held open here so that opening it never blocks) for the word go. The gates open one at a time
-# once the battery and the sanitizers are over and every run has reached its gate (GATE.ready), so every time
-# is that of a GPU running nothing else; on a FAIL
-# the runs are ended untimed. A rate remembered by make watch (the solutions') is not measured again.
-declare -A timing_pid gate_fd rate
-start_timing() {  # NAME PROGRAM [options]
-    local name=$1 fd
-    shift
-    mkfifo "$work/$name.gate" && exec {fd}<>"$work/$name.gate" || return 1
-    gate_fd[$name]=$fd
-    # The program opens its gate by name and holds no other end of any gate: if this script dies, it reads EOF.
-    (
-        for fd in "${gate_fd[@]}"; do exec {fd}>&-; done
-        export WORKSHOP_TIMING_GATE="$work/$name.gate"
-        exec "$@" "${rate_options[@]}" >"$work/$name.csv"
-    ) &
-    timing_pid[$name]=$!
-}
-wait_until_all_ready() {  # every run waits at its gate, or has ended: no set-up overlaps a timed run
-    local name
-    for name in "${!timing_pid[@]}"; do
-        while [ ! -e "$work/$name.gate.ready" ] && kill -0 "${timing_pid[$name]}" 2>/dev/null; do sleep 0.02; done
-    done
-}
-finish_timing() {  # NAME: opens its gate and waits for its rate
-    local name=$1 fd=${gate_fd[$1]}
-    echo go >&"$fd"
-    wait "${timing_pid[$name]}"
-    exec {fd}>&-
-    unset "timing_pid[$name]"
-    rate[$name]=$(rate_of_csv "$work/$name.csv")
-}
-stop_timing() {
-    local pid
-    for pid in "${timing_pid[@]}"; do kill "$pid" 2>/dev/null; done
-    for pid in "${timing_pid[@]}"; do wait "$pid" 2>/dev/null; done
-    timing_pid=()
-}
+# Your timing run starts now, beside the battery: it makes its data and checks its own run, then waits at a
+# gate (a FIFO, held open here so that opening it never blocks) for the word go, sent once the battery and the
+# sanitizers are over, so its time is that of a GPU running nothing else; on a FAIL it ends untimed. The
+# solutions' runs come after it, one at a time, each alone on the GPU: on the H100, runs that waited at gates
+# beside each other, each holding a CUDA context, moved one another's times by up to 3%.
+gate="$work/gate"
+mkfifo "$gate" && exec {gate_fd}<>"$gate"
+(
+    exec {gate_fd}>&-  # the program holds no writing end: if this script dies, it reads EOF and ends untimed
+    export WORKSHOP_TIMING_GATE="$gate"
+    exec "$mine" "$@" "${rate_options[@]}" >"$work/mine.csv"
+) &
+timing_pid=$!
+stop_timing() { [ -n "$timing_pid" ] && kill "$timing_pid" 2>/dev/null && wait "$timing_pid" 2>/dev/null; timing_pid=""; }
 trap 'stop_timing; rm -rf "$work"' EXIT
-
-start_timing mine "$mine" "$@"
-rate[solution]=$(remembered_rate "$solution" "$@")
-[ -z "${rate[solution]}" ] && start_timing solution "$solution" "$@"
-if [ "$step" -gt 1 ]; then
-    rate[previous]=$(remembered_rate "$previous" "$@")
-    [ -z "${rate[previous]}" ] && start_timing previous "$previous" "$@"
-fi
 
 echo "== step $step $track: your code on every shape, then memcheck and racecheck"
 "$mine" --check | tee "$log"
@@ -83,16 +50,14 @@ not_run=""
 
 remembered=""
 [[ ${WORKSHOP_RATE_CACHE_S:-0} =~ ^[1-9][0-9]*$ ]] && remembered="; the solutions' times are remembered for $WORKSHOP_RATE_CACHE_S s"
-echo "== timing your code, this step's solution and the last step's (same size, same machine, one at a time$remembered)"
-wait_until_all_ready
-finish_timing mine
-for name in solution previous; do
-    [ -n "${timing_pid[$name]:-}" ] || continue
-    finish_timing "$name"
-    [ $name = solution ] && remember_rate "${rate[$name]}" "$solution" "$@"
-    [ $name = previous ] && remember_rate "${rate[$name]}" "$previous" "$@"
-done
-mine_rate=${rate[mine]} solution_rate=${rate[solution]} previous_rate=${rate[previous]:-}
+echo "== timing your code, this step's solution and the last step's (same size, same machine, each alone on the GPU$remembered)"
+echo go >&"$gate_fd"
+wait "$timing_pid"
+timing_pid=""
+mine_rate=$(rate_of_csv "$work/mine.csv")
+solution_rate=$(remembered_step_rate "$solution" "$@")
+previous_rate=""
+[ "$step" -gt 1 ] && previous_rate=$(remembered_step_rate "$previous" "$@")
 
 if [ -z "$mine_rate" ]; then
     echo "VERDICT step $step $track: PASS on the CPU path; no kernel launched yet (write transpose_on_device / matmul_on_device)$not_run"

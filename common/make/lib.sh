@@ -13,6 +13,7 @@ step_rate() { "$@" "${rate_options[@]}" | rate_of_csv; }
 # BIN/.rates, for that build of PROGRAM, those options, this machine and these visible GPUs.
 #   remembered_rate PROGRAM [options]      the rate, when one is remembered (else prints nothing)
 #   remember_rate RATE PROGRAM [options]
+#   remembered_step_rate PROGRAM [options] the remembered rate, else step_rate (then remembered)
 rate_memory_on() { [[ ${WORKSHOP_RATE_CACHE_S:-0} =~ ^[0-9]+$ ]] && [ "${WORKSHOP_RATE_CACHE_S:-0}" -gt 0 ]; }
 rate_key() { echo "$(basename "$1") $(stat -c %Y.%s "$1") $(hostname) ${CUDA_VISIBLE_DEVICES-all} ${*:2}"; }
 remembered_rate() {
@@ -28,6 +29,16 @@ remember_rate() {
         printf '%s\t%s\t%s\n' "$(rate_key "$@")" "$EPOCHSECONDS" "$rate" >>"$(dirname "$1")/.rates"
     fi
     return 0
+}
+
+remembered_step_rate() {
+    local rate
+    rate=$(remembered_rate "$@")
+    if [ -z "$rate" ]; then
+        rate=$(step_rate "$@")
+        remember_rate "$rate" "$@"
+    fi
+    echo "$rate"
 }
 
 # no_device_line PROGRAM: prints the program's one line saying there is no CUDA device, and succeeds, when

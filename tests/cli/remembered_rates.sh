@@ -1,17 +1,10 @@
 #!/usr/bin/env bash
-# make watch's remembered solution timings (remembered_rate and remember_rate in common/make/lib.sh), on a
+# make watch's remembered solution timings (remembered_step_rate in common/make/lib.sh), on a
 # stand-in program that counts its runs: off, it measures every time; on, once per build of the program and set
 # of options; a rebuild, other options or an expired memory measure again.
 #   remembered_rates.sh LIB_SH
 set -u
 source "$1"
-# What check.sh does for a solution's rate: the remembered one, else measured and then remembered.
-remembered_step_rate() {
-    local rate
-    rate=$(remembered_rate "$@")
-    [ -n "$rate" ] || { rate=$(step_rate "$@"); remember_rate "$rate" "$@"; }
-    echo "$rate"
-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 program="$dir/solution3_transpose"
