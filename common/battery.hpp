@@ -2,8 +2,9 @@
 // shape beside it. The shapes run in one child process, in turn (the program runs itself with --check-in-turn):
 // creating a CUDA context costs a few tenths of a second, once instead of once a shape. A kernel that faults
 // poisons its context and one that hangs holds its process, so the shapes that child did not finish then get a
-// process each (--check-shape), several at a time, and a bad shape takes down no other. Prints a line per shape and per tool, then one last line that starts with PASS: or
-// FAIL: and says why; make check turns it into the verdict.
+// process each (--check-shape), several at a time, and a bad shape takes down no other. Prints a line per shape
+// and per tool, then one last line that starts with PASS: or FAIL: and says why; make check turns it into the
+// verdict.
 #pragma once
 
 #include <optional>

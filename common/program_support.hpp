@@ -77,8 +77,8 @@ BatteryRequest battery_request(const std::string& track, const std::vector<Shape
     return r;
 }
 
-// make check starts its timing runs while the battery is still running, so that their set-up (the data, the
-// upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names a FIFO, and this waits on it for
+// make check starts the student's timing run while the battery is still running, so that its set-up (the data,
+// the upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names a FIFO, and this waits on it for
 // make check's "go", sent once nothing else runs on the GPU, so the time is that of a GPU doing nothing else.
 // Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
 void wait_for_timing_gate();
@@ -90,7 +90,8 @@ Options options_for_shape(Track track, const std::vector<std::string>& shape_arg
 // markers of battery.hpp. A CUDA error may have poisoned the context, so it stops there; run_battery gives the
 // shapes left a process each.
 template <typename Shape, typename CheckOneShape>
-int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const Options& o, CheckOneShape check_one_shape) {
+int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const Options& o,
+                         CheckOneShape check_one_shape) {
     for (size_t i = 0; i < battery.size(); ++i) {
         const Options shape = options_for_shape(track, battery[i].args(), o);
         fmt::print("{} {}\n", kShapeBegins, i);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make check for one track: the program's own checker (every shape of the battery, NaN poison and
-# guard zones, misaligned pointers, and compute-sanitizer's memcheck and racecheck at a small shape), then, if
-# it passes, the speed next to this step's solution and the last step's. Ends with one line:
+# make check for one track: the program's own checker (every shape of the battery, NaN poison and guard zones,
+# misaligned pointers, and compute-sanitizer's memcheck and racecheck at a small shape), then, if it passes,
+# the speed next to this step's solution and the last step's. Ends with one line:
 #   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]
 #   VERDICT step N TRACK: FAIL (<what went wrong>)
 # and exits 0 on PASS, 3 without a GPU, non-zero otherwise.
@@ -30,7 +30,10 @@ mkfifo "$gate" && exec {gate_fd}<>"$gate"
     exec "$mine" "$@" "${rate_options[@]}" >"$work/mine.csv"
 ) &
 timing_pid=$!
-stop_timing() { [ -n "$timing_pid" ] && kill "$timing_pid" 2>/dev/null && wait "$timing_pid" 2>/dev/null; timing_pid=""; }
+stop_timing() {
+    [ -n "$timing_pid" ] && kill "$timing_pid" 2>/dev/null && wait "$timing_pid" 2>/dev/null
+    timing_pid=""
+}
 trap 'stop_timing; rm -rf "$work"' EXIT
 
 echo "== step $step $track: your code on every shape, then memcheck and racecheck"

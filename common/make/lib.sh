@@ -9,35 +9,20 @@ rate_options=(--csv --no-references --no-host)
 rate_of_csv() { awk -F, '$3 == "step" { print $10 }' "$@"; }
 step_rate() { "$@" "${rate_options[@]}" | rate_of_csv; }
 
-# Rates remembered for WORKSHOP_RATE_CACHE_S seconds (make watch sets it; unset or 0: measured every time) in
-# BIN/.rates, for that build of PROGRAM, those options, this machine and these visible GPUs.
-#   remembered_rate PROGRAM [options]      the rate, when one is remembered (else prints nothing)
-#   remember_rate RATE PROGRAM [options]
-#   remembered_step_rate PROGRAM [options] the remembered rate, else step_rate (then remembered)
-rate_memory_on() { [[ ${WORKSHOP_RATE_CACHE_S:-0} =~ ^[0-9]+$ ]] && [ "${WORKSHOP_RATE_CACHE_S:-0}" -gt 0 ]; }
-rate_key() { echo "$(basename "$1") $(stat -c %Y.%s "$1") $(hostname) ${CUDA_VISIBLE_DEVICES-all} ${*:2}"; }
-remembered_rate() {
-    rate_memory_on || return 0
-    awk -F'\t' -v k="$(rate_key "$@")" -v now="$EPOCHSECONDS" -v age="$WORKSHOP_RATE_CACHE_S" \
-        '$1 == k && now - $2 <= age { r = $3 } END { if (r != "") print r }' "$(dirname "$1")/.rates" 2>/dev/null
-    return 0
-}
-remember_rate() {
-    local rate=$1
-    shift
-    if rate_memory_on && [ -n "$rate" ]; then
-        printf '%s\t%s\t%s\n' "$(rate_key "$@")" "$EPOCHSECONDS" "$rate" >>"$(dirname "$1")/.rates"
-    fi
-    return 0
-}
-
+# remembered_step_rate PROGRAM [options]: step_rate, remembered for WORKSHOP_RATE_CACHE_S seconds (make watch
+# sets it; unset or 0: measured every time) in BIN/.rates, for that build of PROGRAM, those options, this machine
+# and these visible GPUs.
 remembered_step_rate() {
-    local rate
-    rate=$(remembered_rate "$@")
-    if [ -z "$rate" ]; then
-        rate=$(step_rate "$@")
-        remember_rate "$rate" "$@"
-    fi
+    local max_age=${WORKSHOP_RATE_CACHE_S:-0}
+    [[ $max_age =~ ^[0-9]+$ ]] && [ "$max_age" -gt 0 ] || { step_rate "$@"; return; }
+    local cache key hit rate now=$EPOCHSECONDS
+    cache="$(dirname "$1")/.rates"
+    key="$(basename "$1") $(stat -c %Y.%s "$1") $(hostname) ${CUDA_VISIBLE_DEVICES-all} ${*:2}"
+    hit=$(awk -F'\t' -v k="$key" -v now="$now" -v age="$max_age" '$1 == k && now - $2 <= age { r = $3 } END { print r }' \
+        "$cache" 2>/dev/null)
+    if [ -n "$hit" ]; then echo "$hit"; return; fi
+    rate=$(step_rate "$@")
+    [ -n "$rate" ] && printf '%s\t%s\t%s\n' "$key" "$now" "$rate" >>"$cache"
     echo "$rate"
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make watch's remembered solution timings (remembered_step_rate in common/make/lib.sh), on a
-# stand-in program that counts its runs: off, it measures every time; on, once per build of the program and set
-# of options; a rebuild, other options or an expired memory measure again.
+# make watch's remembered solution timings (remembered_step_rate in common/make/lib.sh), on a stand-in program
+# that counts its runs: off, it measures every time; on, once per build of the program and set of options; a
+# rebuild, other options or an expired memory measure again.
 #   remembered_rates.sh LIB_SH
 set -u
 source "$1"
