@@ -5,7 +5,7 @@
 // threads moves a 64 x 64 tile, 8 elements per thread. The unrolled loops give each thread several loads in
 // flight at once, the barrier and the index arithmetic are paid once per 8 elements, and every warp's access
 // is still one coalesced 128-byte line. One more, smaller ingredient: the blocks are numbered down the columns
-// of tiles (see tile_order), so that the blocks running at the same time write long stretches of the same
+// of tiles (see TileOrder), so that the blocks running at the same time write long stretches of the same
 // output rows.
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
