@@ -8,11 +8,13 @@
 // stored k-major in shared memory so a thread's columns are contiguous and come as float4s, (3) two
 // shared-memory buffers, so the global loads for the next k tile are in flight during the math on this one,
 // (4) everything sized at compile time, with __launch_bounds__ so two blocks fit on each SM. A fifth, (5), keeps
-// odd sizes fast: an input whose columns do not start 16-byte aligned is first copied into one whose do. A
-// sixth, (6), is only the order of the multiply-adds in the core, worth 2% on the H100.
+// odd sizes fast: matrices whose columns do not start 16-byte aligned are first copied into ones whose do. A
+// sixth, (6), is only the order of the multiply-adds in the core, worth 2% on the H100. A seventh, (7), is for
+// the last wave of blocks: when it would leave most of the GPU idle, its tiles are split along k.
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/matmul.cu)
+#include <algorithm>
 #include <cstdint>
 
 #include "grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
@@ -38,17 +40,16 @@ struct Config {
 };
 }  // namespace
 
-// VEC_AB: A and B are read as float4s, which needs every column to start 16-byte aligned: a leading dimension
-// (lda, ldb: the distance between columns) that is a multiple of 4 and aligned base pointers. VEC_C: C is
-// written as float4s, which needs M % 4 == 0 and an aligned C. Without them, a thread still moves the same 4
-// neighbouring floats, one at a time: the copy into shared memory and everything after it stay the same.
-// OWN_LD: A and B come with leading dimensions of their own (padded copies, see (5)); otherwise lda = M and
-// ldb = K, and the compiler, knowing it, reuses the same registers (the separate values cost 5% at 4096).
-template <class Cfg, bool VEC_AB, bool VEC_C, bool OWN_LD>
+// VEC: A and B are read as float4s, which needs every column to start 16-byte aligned: M and K multiples of 4
+// and aligned base pointers, which (5) below provides. Without them (only when (5) finds no memory for its
+// copies), a thread still moves the same 4 neighbouring floats, one at a time: the copy into shared memory and
+// everything after it stay the same. C has c_rows rows: M, or fewer when A is a copy padded with zero rows.
+// SPLIT: (7) below; the block sums a part of the k range for one tail tile, into its own slot of `work`.
+template <class Cfg, bool VEC, bool SPLIT>
 static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
-    matmul_2d_tiles(const float* __restrict__ A, int lda_given, const float* __restrict__ B, int ldb_given,
-                    float* __restrict__ C, int M, int N, int K) {
-    const int lda = OWN_LD ? lda_given : M, ldb = OWN_LD ? ldb_given : K;
+    matmul_2d_tiles(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                    int K, int c_rows, float* __restrict__ work, int first_tile, int splits) {
+    const int lda = M, ldb = K;  // the leading dimensions: every matrix is stored as it is, with no gaps
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
     constexpr int WM = Cfg::WM, WN = Cfg::WN, TM = Cfg::TM, TN = Cfg::TN;
     constexpr int THREADS = Cfg::THREADS;
@@ -74,8 +75,16 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     __shared__ __align__(16) float Bs[STAGES][BK][LDB];
 
     const int tiles_down = (M - 1) / BM + 1;  // one-dimensional grid, as in steps 3 and 4
-    const int row0 = (blockIdx.x % tiles_down) * BM;
-    const int col0 = (blockIdx.x / tiles_down) * BN;
+    const int tiles_k = (K - 1) / BK + 1;     // the last k tile may be partial (zero-filled); it is never skipped
+    unsigned tile = blockIdx.x;  // (unsigned: as blockIdx.x in steps 3 and 4; it compiles to other registers)
+    int t_begin = 0, t_end = tiles_k;
+    if constexpr (SPLIT) {  // (7) `splits` blocks per tile, each with its share of the k tiles
+        const int per_part = (tiles_k - 1) / splits + 1, part = blockIdx.x % splits;
+        tile = first_tile + blockIdx.x / splits;
+        t_begin = min(tiles_k, part * per_part), t_end = min(tiles_k, t_begin + per_part);
+    }
+    const int row0 = (tile % tiles_down) * BM;
+    const int col0 = (tile / tiles_down) * BN;
 
     // (1) Warp tiling. Warp w owns a WM x WN sub-tile; inside it, lane l takes the 4-row groups starting at
     // lane_row + g * 4 * LANES_M and the 4-column groups starting at lane_col + g * 4 * LANES_N. For one
@@ -98,7 +107,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int v = 0; v < A_VECS; ++v) {
             const int e = threadIdx.x + v * THREADS;  // consecutive threads: consecutive float4s down a column
             const int i = row0 + (e % (BM / 4)) * 4, k = k0 + e / (BM / 4);
-            if constexpr (VEC_AB) {
+            if constexpr (VEC) {
                 a_next[v] = (i < M && k < K) ? *reinterpret_cast<const float4*>(A + i + k * lda)
                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             } else {
@@ -112,7 +121,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int v = 0; v < B_VECS; ++v) {
             const int e = threadIdx.x + v * THREADS;  // consecutive threads: consecutive float4s along k
             const int k = k0 + (e % (BK / 4)) * 4, j = col0 + e / (BK / 4);
-            if constexpr (VEC_AB) {
+            if constexpr (VEC) {
                 b_next[v] = (k < K && j < N) ? *reinterpret_cast<const float4*>(B + k + j * ldb)
                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             } else {
@@ -166,22 +175,21 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         }
     };
 
-    const int tiles_k = (K - 1) / BK + 1;  // the last tile may be partial (zero-filled); it is never skipped
-    fetch(0);
+    fetch(t_begin * BK);
     stash(0);
     __syncthreads();
-    for (int t = 0; t < tiles_k; ++t) {
+    for (int t = t_begin; t < t_end; ++t) {
         if constexpr (Cfg::DOUBLE_BUFFER) {
             // No `if (more)` around fetch and stash: past the last tile they only move zeros, and a branch
             // here would let the compiler sink the loads below compute(), where nothing hides their latency.
-            const int s = t & 1;
+            const int s = (t - t_begin) & 1;
             fetch((t + 1) * BK);  // issued now, waited for only at stash(): the math hides the latency
             compute(s);
             stash(s ^ 1);     // the other buffer: its last readers passed the barrier one step ago
             __syncthreads();  // one barrier per k step: stash(s ^ 1) is visible, buffer s is free
         } else {
             compute(0);
-            if (t + 1 < tiles_k) {  // the same for the whole block, so the barriers inside are safe
+            if (t + 1 < t_end) {  // the same for the whole block, so the barriers inside are safe
                 fetch((t + 1) * BK);  // nothing to hide this behind: the warps wait for global memory
                 __syncthreads();      // everyone has finished reading the buffer...
                 stash(0);
@@ -191,56 +199,128 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     }
 
     // Each thread stores its tile: per column, TM / 4 float4s, each 4 consecutive rows. In a warp, the
-    // LANES_M = 8 lanes sharing a column write 128 contiguous bytes.
+    // LANES_M = 8 lanes sharing a column write 128 contiguous bytes. When C's columns do not start 16-byte
+    // aligned (an odd M, or C itself), the same 4 values go as 4 one-float stores: once per block, so C is not
+    // worth a padded copy (5). A split block (7) writes its whole partial tile, BM rows deep, into `work`.
+    const int ldc = SPLIT ? BM : c_rows, rows = SPLIT ? BM : c_rows, cols = SPLIT ? BN : N;
+    const bool c_vec = SPLIT || (ldc % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0);
+    float* const c = SPLIT ? work + size_t(blockIdx.x) * BM * BN : C;
+    const int r0 = SPLIT ? 0 : row0, c0 = SPLIT ? 0 : col0;
 #pragma unroll
     for (int g = 0; g < TM / 4; ++g) {
-        const int i = row0 + warp_row + g * 4 * LANES_M + lane_row;
+        const int i = r0 + warp_row + g * 4 * LANES_M + lane_row;
 #pragma unroll
         for (int n = 0; n < TN; ++n) {
-            const int j = col0 + warp_col + (n / 4) * 4 * LANES_N + lane_col + n % 4;
-            if (j >= N) continue;
-            if constexpr (VEC_C) {
-                if (i < M)
-                    *reinterpret_cast<float4*>(C + i + j * M) =
+            const int j = c0 + warp_col + (n / 4) * 4 * LANES_N + lane_col + n % 4;
+            if (j >= cols) continue;
+            if (VEC && c_vec) {
+                if (i < rows)
+                    *reinterpret_cast<float4*>(c + i + j * ldc) =
                         make_float4(acc[4 * g + 0][n], acc[4 * g + 1][n], acc[4 * g + 2][n], acc[4 * g + 3][n]);
             } else {
 #pragma unroll
                 for (int q = 0; q < 4; ++q)
-                    if (i + q < M) C[i + q + j * M] = acc[4 * g + q][n];
+                    if (i + q < rows) c[i + q + j * ldc] = acc[4 * g + q][n];
             }
         }
     }
 }
 
-template <bool VEC_AB, bool VEC_C, bool OWN_LD = false>
-static LaunchInfo launch(const float* A, int lda, const float* B, int ldb, float* C, int M, int N, int K) {
-    const auto kernel = matmul_2d_tiles<Config, VEC_AB, VEC_C, OWN_LD>;
-    const unsigned tiles_down = (M - 1) / Config::BM + 1;
-    const unsigned tiles_across = (N - 1) / Config::BN + 1;
-    const dim3 grid(tiles_down * tiles_across);
-    const dim3 block(Config::THREADS);
-    kernel<<<grid, block>>>(A, lda, B, ldb, C, M, N, K);
+// (7) The tail. The blocks run in waves of (SMs x blocks per SM). When the last wave is short, most SMs wait
+// for it, idle, for the time of a whole block: at 4099^3 the 33 x 33 = 1089 tiles are four waves of 264 on an
+// H100 and a fifth of 33. So when the last wave would fill at most half of the GPU, its tiles are split along k
+// ("split-K"): each becomes `splits` blocks that sum a share of the k tiles into a slot of their own, and a
+// small kernel adds the slots up into C. The full waves run first, unchanged; then one short wave fills the GPU.
+static __global__ void add_partial_tiles(const float* __restrict__ work, int splits, float* __restrict__ C, int M,
+                                         int N, int first_tile, int tiles, int tiles_down) {
+    constexpr int BM = Config::BM, BN = Config::BN;
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;  // element e % (BM * BN) of tail tile e / (BM * BN)
+    if (e >= tiles * BM * BN) return;
+    const int tile = first_tile + e / (BM * BN), in_tile = e % (BM * BN);
+    const int i = tile % tiles_down * BM + in_tile % BM, j = tile / tiles_down * BN + in_tile / BM;
+    if (i >= M || j >= N) return;
+    const float* part = work + size_t(e / (BM * BN)) * splits * BM * BN + in_tile;  // the tile's first slot
+    float sum = 0.0f;
+    for (int p = 0; p < splits; ++p) sum += part[size_t(p) * BM * BN];
+    C[i + size_t(j) * M] = sum;
+}
+
+// How many blocks of the main kernel run at once on this GPU: one wave. Asked once (the program uses one
+// device); the other variants of the kernel have the same __launch_bounds__ and so the same blocks per SM.
+static int blocks_per_wave() {
+    static const int blocks = [] {
+        int device = 0, sms = 0, per_sm = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, matmul_2d_tiles<Config, true, false>,
+                                                          Config::THREADS, 0) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;  // unknown: no splitting
+        }
+        return sms * per_sm;
+    }();
+    return blocks;
+}
+
+// The split for a grid of `tiles` tiles: how many tail tiles, and into how many parts each (1: none).
+struct TailSplit {
+    int tiles = 0, splits = 1;
+};
+static TailSplit tail_split(int tiles, int tiles_k, int wave) {
+    const int tail = wave > 0 ? tiles % wave : 0;
+    if (tiles < wave || tail == 0 || 2 * tail > wave) return {};  // no full wave, or the last one is full enough
+    return {tail, std::min(wave / tail, tiles_k)};
+}
+
+// The tail's two launches: `tail.splits` blocks for each of the last `tail.tiles` tiles, then their sums.
+static void split_tail(const float* A, const float* B, float* C, int c_rows, int M, int N, int K, float* work,
+                       int first_tile, TailSplit tail) {
+    matmul_2d_tiles<Config, true, true><<<tail.tiles * tail.splits, Config::THREADS>>>(A, B, C, M, N, K, c_rows, work,
+                                                                                     first_tile, tail.splits);
     CUDA_CHECK_LAUNCH();
-    return launched(kernel, grid, block);
+    const int elements = tail.tiles * Config::BM * Config::BN, tiles_down = (M - 1) / Config::BM + 1;
+    add_partial_tiles<<<(elements - 1) / 256 + 1, 256>>>(work, tail.splits, C, c_rows, N, first_tile, tail.tiles,
+                                                        tiles_down);
+    CUDA_CHECK_LAUNCH();
+}
+
+// Launches the kernel over the tiles of C (c_rows x N). `work` has room for a wave of tiles; nullptr (no memory
+// for it, or the scalar fallback): no split.
+template <bool VEC>
+static LaunchInfo launch(const float* A, const float* B, float* C, int c_rows, int M, int N, int K, float* work) {
+    const auto kernel = matmul_2d_tiles<Config, VEC, false>;
+    const int tiles = ((M - 1) / Config::BM + 1) * ((N - 1) / Config::BN + 1), tiles_k = (K - 1) / Config::BK + 1;
+    const TailSplit tail = work ? tail_split(tiles, tiles_k, blocks_per_wave()) : TailSplit{};
+    const dim3 grid(tiles - (tail.splits > 1 ? tail.tiles : 0)), block(Config::THREADS);
+    kernel<<<grid, block>>>(A, B, C, M, N, K, c_rows, nullptr, 0, 1);
+    CUDA_CHECK_LAUNCH();
+    if (tail.splits > 1) split_tail(A, B, C, c_rows, M, N, K, work, int(grid.x), tail);
+    return launched(kernel, grid, block);  // the model describes the main kernel
 }
 
 // (5) Odd sizes. With M = 4097, column k of A starts k * 4097 floats in: at a different place in a 16-byte
 // word each time, so no float4 can be used on A, and the kernel's loads of A take four instructions instead of
-// one (on the H100, 67% of cuBLAS instead of 91%). Instead, copy A once into a buffer whose columns are M
-// rounded up to 4 floats apart (the extra rows zero) and run the fast kernel on that. The copy reads and
-// writes A once, about 1% of the time of the product. B the same when K is odd. C is only written once, at
-// the end, so it keeps the scalar stores.
-static __global__ void copy_to_padded_columns(const float* __restrict__ src, float* __restrict__ dst, int rows,
-                                              int cols, int ld) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x, j = block_row();
-    if (i < ld && j < cols) dst[i + j * ld] = i < rows ? src[i + j * rows] : 0.0f;
+// one (on the H100, 67% of cuBLAS instead of 91%). Instead, when M or K is not a multiple of 4 (or a pointer is
+// not 16-byte aligned), the kernel reads aligned copies: A padded to Mp x Kp and B to Kp x N (M and K rounded up
+// to 4, the extra rows and columns zero, so they add nothing to the sums), and computes as if M were Mp, writing
+// only C's M rows. Each copy reads and writes its matrix once, about 1.5% of the time of the product.
+static __global__ void copy_padded(const float* __restrict__ src, int rows, int cols, float* __restrict__ dst,
+                                   int dst_rows, int dst_cols) {
+    // Four rows per thread, written as one float4 (dst_rows is a multiple of 4): 79% of the DRAM bandwidth on
+    // the H100, against 53% with one float per thread.
+    const int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4, j = block_row();
+    if (i >= dst_rows || j >= dst_cols) return;
+    float v[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) v[q] = i + q < rows && j < cols ? src[i + q + size_t(j) * rows] : 0.0f;
+    *reinterpret_cast<float4*>(dst + i + size_t(j) * dst_rows) = make_float4(v[0], v[1], v[2], v[3]);
 }
 
 static int round_up_to_4(int n) { return (n + 3) / 4 * 4; }
 
-// One buffer for the padded copies, kept for the life of the program and grown when a larger one is needed.
-// nullptr when the device has no room: the caller then falls back to scalar loads.
-static float* padding_buffer(size_t floats) {
+// One buffer for the padded copies and the split tiles, kept for the life of the program and grown when a
+// larger one is needed. nullptr when the device has no room: the caller then does without.
+static float* scratch_buffer(size_t floats) {
     static float* buffer = nullptr;
     static size_t capacity = 0;
     if (floats <= capacity) return buffer;
@@ -254,29 +334,26 @@ static float* padding_buffer(size_t floats) {
     return buffer;
 }
 
-static const float* padded_copy(const float* src, int rows, int cols, float* dst) {
-    const int ld = round_up_to_4(rows);
+// Copies the rows x cols matrix `src` into the larger dst_rows x dst_cols matrix `dst`, padded with zeros.
+static void copy(const float* src, int rows, int cols, float* dst, int dst_rows, int dst_cols) {
     const dim3 block(256);
-    const dim3 grid = grid_covering(cols, ld, 1, 256);
-    copy_to_padded_columns<<<grid, block>>>(src, dst, rows, cols, ld);
+    const dim3 grid = grid_covering(dst_cols, dst_rows / 4, 1, 256);
+    copy_padded<<<grid, block>>>(src, rows, cols, dst, dst_rows, dst_cols);
     CUDA_CHECK_LAUNCH();
-    return dst;
 }
 
 static bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 LaunchInfo matmul_on_device(const float* A, const float* B, float* C, int M, int N, int K) {
-    const bool a_aligned = M % 4 == 0 && aligned16(A), b_aligned = K % 4 == 0 && aligned16(B);
-    const bool c_aligned = M % 4 == 0 && aligned16(C);
-    if (a_aligned && b_aligned)
-        return c_aligned ? launch<true, true>(A, M, B, K, C, M, N, K) : launch<true, false>(A, M, B, K, C, M, N, K);
-    const size_t a_floats = a_aligned ? 0 : size_t(round_up_to_4(M)) * K;
-    const size_t b_floats = b_aligned ? 0 : size_t(round_up_to_4(K)) * N;
-    float* const buffer = padding_buffer(a_floats + b_floats);
-    if (!buffer) return launch<false, false>(A, M, B, K, C, M, N, K);
-    const float* a = a_aligned ? A : padded_copy(A, M, K, buffer);
-    const float* b = b_aligned ? B : padded_copy(B, K, N, buffer + a_floats);
-    const int lda = a_aligned ? M : round_up_to_4(M), ldb = b_aligned ? K : round_up_to_4(K);
-    return c_aligned ? launch<true, true, true>(a, lda, b, ldb, C, M, N, K)
-                     : launch<true, false, true>(a, lda, b, ldb, C, M, N, K);
+    const int Mp = round_up_to_4(M), Kp = round_up_to_4(K);
+    const bool copy_a = Mp != M || Kp != K || !aligned16(A), copy_b = Kp != K || !aligned16(B);
+    const size_t a_floats = copy_a ? size_t(Mp) * Kp : 0, b_floats = copy_b ? size_t(Kp) * N : 0;
+    const size_t work_floats = size_t(blocks_per_wave()) * Config::BM * Config::BN;
+    float* const buffer = scratch_buffer(a_floats + b_floats + work_floats);
+    if (!buffer && (copy_a || copy_b))
+        return launch<false>(A, B, C, M, M, N, K, nullptr);  // no room for the copies: one-float loads
+    float* const a = buffer, * const b = a + a_floats, * const work = b + b_floats;  // (nullptr: no split)
+    if (copy_a) copy(A, M, K, a, Mp, Kp);
+    if (copy_b) copy(B, K, N, b, Kp, N);
+    return launch<true>(copy_a ? a : A, copy_b ? b : B, C, M, Mp, N, Kp, work);
 }
