@@ -76,7 +76,9 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     const int tiles_down = (M - 1) / BM + 1;  // one-dimensional grid, as in steps 3 and 4
     const int tiles_k = (K - 1) / BK + 1;     // the last k tile may be partial (zero-filled); it is never skipped
-    unsigned tile = blockIdx.x;  // (unsigned: as blockIdx.x in steps 3 and 4; it compiles to other registers)
+    // (unsigned, as blockIdx.x is: with an int here the compiler allocated the kernel's registers differently,
+    // 205 instead of 255, and the kernel measured in (6) is the 255 one)
+    unsigned tile = blockIdx.x;
     int t_begin = 0, t_end = tiles_k;
     if constexpr (SPLIT) {  // (7) `splits` blocks per tile, each with its share of the k tiles
         const int per_part = (tiles_k - 1) / splits + 1, part = blockIdx.x % splits;
@@ -180,8 +182,9 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     __syncthreads();
     for (int t = t_begin; t < t_end; ++t) {
         if constexpr (Cfg::DOUBLE_BUFFER) {
-            // No `if (more)` around fetch and stash: past the last tile they only move zeros, and a branch
-            // here would let the compiler sink the loads below compute(), where nothing hides their latency.
+            // No `if (more)` around fetch and stash: past the last tile they only move zeros (or, in a split
+            // block, the first tile of the next part, never used), and a branch here would let the compiler
+            // sink the loads below compute(), where nothing hides their latency.
             const int s = (t - t_begin) & 1;
             fetch((t + 1) * BK);  // issued now, waited for only at stash(): the math hides the latency
             compute(s);
