@@ -239,10 +239,11 @@ static __global__ void add_partial_tiles(const float* __restrict__ work, int spl
     constexpr int BM = Config::BM, BN = Config::BN;
     const int e = blockIdx.x * blockDim.x + threadIdx.x;  // element e % (BM * BN) of tail tile e / (BM * BN)
     if (e >= tiles * BM * BN) return;
-    const int tile = first_tile + e / (BM * BN), in_tile = e % (BM * BN);
+    const int t = e / (BM * BN), in_tile = e % (BM * BN);  // tail tile t: tile first_tile + t of the grid
+    const int tile = first_tile + t;
     const int i = tile % tiles_down * BM + in_tile % BM, j = tile / tiles_down * BN + in_tile / BM;
     if (i >= M || j >= N) return;
-    const float* part = work + size_t(e / (BM * BN)) * splits * BM * BN + in_tile;  // the tile's first slot
+    const float* part = work + size_t(t) * splits * BM * BN + in_tile;  // the tile's first slot
     float sum = 0.0f;
     for (int p = 0; p < splits; ++p) sum += part[size_t(p) * BM * BN];
     C[i + size_t(j) * M] = sum;
@@ -277,11 +278,11 @@ static TailSplit tail_split(int tiles, int tiles_k, int wave) {
 
 // The tail's two launches: `tail.splits` blocks for each of the last `tail.tiles` tiles, then their sums.
 static void split_tail(const float* A, const float* B, float* C, int c_rows, int M, int N, int K, float* work,
-                       int first_tile, TailSplit tail) {
+                       int first_tile, int tiles_down, TailSplit tail) {
     matmul_2d_tiles<Config, true, true><<<tail.tiles * tail.splits, Config::THREADS>>>(A, B, C, M, N, K, c_rows, work,
                                                                                      first_tile, tail.splits);
     CUDA_CHECK_LAUNCH();
-    const int elements = tail.tiles * Config::BM * Config::BN, tiles_down = (M - 1) / Config::BM + 1;
+    const int elements = tail.tiles * Config::BM * Config::BN;
     add_partial_tiles<<<(elements - 1) / 256 + 1, 256>>>(work, tail.splits, C, c_rows, N, first_tile, tail.tiles,
                                                         tiles_down);
     CUDA_CHECK_LAUNCH();
@@ -292,12 +293,13 @@ static void split_tail(const float* A, const float* B, float* C, int c_rows, int
 template <bool VEC>
 static LaunchInfo launch(const float* A, const float* B, float* C, int c_rows, int M, int N, int K, float* work) {
     const auto kernel = matmul_2d_tiles<Config, VEC, false>;
-    const int tiles = ((M - 1) / Config::BM + 1) * ((N - 1) / Config::BN + 1), tiles_k = (K - 1) / Config::BK + 1;
+    const int tiles_down = (M - 1) / Config::BM + 1, tiles = tiles_down * ((N - 1) / Config::BN + 1);
+    const int tiles_k = (K - 1) / Config::BK + 1;
     const TailSplit tail = work ? tail_split(tiles, tiles_k, blocks_per_wave()) : TailSplit{};
     const dim3 grid(tiles - (tail.splits > 1 ? tail.tiles : 0)), block(Config::THREADS);
     kernel<<<grid, block>>>(A, B, C, M, N, K, c_rows, nullptr, 0, 1);
     CUDA_CHECK_LAUNCH();
-    if (tail.splits > 1) split_tail(A, B, C, c_rows, M, N, K, work, int(grid.x), tail);
+    if (tail.splits > 1) split_tail(A, B, C, c_rows, M, N, K, work, int(grid.x), tiles_down, tail);
     return launched(kernel, grid, block);  // the model describes the main kernel
 }
 
