@@ -40,6 +40,13 @@ struct Config {
 };
 }  // namespace
 
+// Where tile `tile` of C begins: the tiles are numbered down the columns of tiles, as in steps 3 and 4. The
+// adding kernel of (7) finds a tail tile's place with the same function, so the two cannot disagree.
+template <class Cfg>
+__device__ inline int2 tile_origin(unsigned tile, int tiles_down) {
+    return make_int2((tile % tiles_down) * Cfg::BM, (tile / tiles_down) * Cfg::BN);
+}
+
 // VEC: A and B are read as float4s, which needs every column to start 16-byte aligned: M and K multiples of 4
 // and aligned base pointers, which (5) below provides. Without them (only when (5) finds no memory for its
 // copies), a thread still moves the same 4 neighbouring floats, one at a time: the copy into shared memory and
@@ -85,8 +92,8 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         tile = first_tile + blockIdx.x / splits;
         t_begin = min(tiles_k, part * per_part), t_end = min(tiles_k, t_begin + per_part);
     }
-    const int row0 = (tile % tiles_down) * BM;
-    const int col0 = (tile / tiles_down) * BN;
+    const int2 origin = tile_origin<Cfg>(tile, tiles_down);
+    const int row0 = origin.x, col0 = origin.y;
 
     // (1) Warp tiling. Warp w owns a WM x WN sub-tile; inside it, lane l takes the 4-row groups starting at
     // lane_row + g * 4 * LANES_M and the 4-column groups starting at lane_col + g * 4 * LANES_N. For one
@@ -240,8 +247,8 @@ static __global__ void add_partial_tiles(const float* __restrict__ work, int spl
     const int e = blockIdx.x * blockDim.x + threadIdx.x;  // element e % (BM * BN) of tail tile e / (BM * BN)
     if (e >= tiles * BM * BN) return;
     const int t = e / (BM * BN), in_tile = e % (BM * BN);  // tail tile t: tile first_tile + t of the grid
-    const int tile = first_tile + t;
-    const int i = tile % tiles_down * BM + in_tile % BM, j = tile / tiles_down * BN + in_tile / BM;
+    const int2 origin = tile_origin<Config>(first_tile + t, tiles_down);
+    const int i = origin.x + in_tile % BM, j = origin.y + in_tile / BM;
     if (i >= M || j >= N) return;
     const float* part = work + size_t(t) * splits * BM * BN + in_tile;  // the tile's first slot
     float sum = 0.0f;
