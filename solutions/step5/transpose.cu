@@ -64,12 +64,17 @@ static __global__ void transpose_multi_element(const float* __restrict__ in, flo
 // H * tile_row, where `shift` puts the start on a 128-byte boundary. Each output row gets its own shift, so
 // the block's tile in the input is a parallelogram: column j of it is input rows [start_j, start_j + H). The
 // block loads the H + 32 input rows that contain every column's piece, each thread keeping only the elements
-// of its own column's piece, and then every warp writes 32 floats that fill exactly one line.
+// of its own column's piece, and then every warp writes 32 floats that fill exactly one line. The price is in
+// the loads: in the first 32 and the last 32 of those rows, only some lanes of each warp have an element to
+// keep. Taller pieces make that a smaller share (a fifth of the lanes idle with H = 128, a third with
+// H = 64), and a block as wide as the main kernel's tile reads 256 bytes of each input row instead of 128.
+// On the H100 that shape was 1.5-2 points faster at 8191 x 8193 than H = 64 with 32 columns; taller pieces
+// than 128 were slower.
 namespace odd_size {
-constexpr int H = 64;  // input rows per piece (output elements per output row); a multiple of 32
-constexpr int W = 32;  // input columns (output rows) per block: a warp reads one 32-float piece of a row;
-                       // the block is W x BLOCK_ROWS threads, BLOCK_ROWS as above
-static_assert(H % 32 == 0 && (H + 32) % BLOCK_ROWS == 0 && W % BLOCK_ROWS == 0, "the block sweeps whole passes");
+constexpr int H = 128;   // input rows per piece (output elements per output row)
+constexpr int W = TILE;  // input columns (output rows) per block; the block is W x BLOCK_ROWS threads, as above
+static_assert(W % 32 == 0 && H % W == 0, "a warp's 32 floats of an output row must fill one line");
+static_assert((H + 32) % BLOCK_ROWS == 0 && W % BLOCK_ROWS == 0, "the block sweeps whole passes");
 
 // How many elements before `first` the 128-byte line that holds it begins: the shift for that output row.
 __device__ inline int line_shift(const float* first) {
@@ -94,13 +99,14 @@ static __global__ void transpose_line_aligned_writes(const float* __restrict__ i
         if (r >= start && r < start + H && r >= 0 && r < rows && c < cols) tile[y + k][x] = in[r * cols + c];
     }
     __syncthreads();
-    // Writing: warp row y + k writes output row j from the aligned start of its piece, 32 floats at a time.
+    // Writing: block row y + k writes output row j from the aligned start of its piece, W floats at a time;
+    // each of its warps fills one line.
 #pragma unroll
     for (int k = 0; k < W; k += BLOCK_ROWS) {
         const int j = c0 + y + k;
         const int piece = H * t - line_shift(out + j * rows + H * t);
 #pragma unroll
-        for (int i = 0; i < H; i += 32) {
+        for (int i = 0; i < H; i += W) {
             const int r = piece + i + x;
             if (j < cols && r >= 0 && r < rows) out[j * rows + r] = tile[r - first_row][y + k];
         }
