@@ -87,7 +87,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     const MatmulInputs& in = problem.inputs();
     const CheckResult checked = problem.run_checked();
     const LaunchInfo launch = checked.launch;
-    if (!checked.device_usable()) return report_shape(checked.verdict);
+    if (!checked.device_usable()) return report_shape(checked.verdict, where_make_check_times(shape));
     const bool kernel_pending = kStep == 1 && !launch.kernel;
     Verdict verdict = kernel_pending ? Verdict{} : checked.verdict;
 
@@ -105,6 +105,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (kernel_pending) {
         details.push_back("matmul_on_device launches no kernel yet: write it (the TODOs in step1/matmul.cu)");
     } else {
+        if (timed_by_make_check() && !verdict.ok) return report_shape(verdict, where_make_check_times(shape));
         wait_for_timing_gate();
         const Timing t = time_on_gpu([&] { problem.launch(); }, timing_plan(o));
         ResultRow r = make_row(kTrack, program_label(), "step", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);

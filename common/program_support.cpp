@@ -38,9 +38,18 @@ Options options_for_shape(Track track, const std::vector<std::string>& shape_arg
     return parsed.options;
 }
 
-void wait_for_timing_gate() {
+bool timed_by_make_check() {
     const char* gate = std::getenv("WORKSHOP_TIMING_GATE");
-    if (!gate || !*gate) return;
+    return gate && *gate;
+}
+
+std::string where_make_check_times(const std::string& shape) {
+    return timed_by_make_check() ? fmt::format("at the size make check times ({}): ", shape) : std::string();
+}
+
+void wait_for_timing_gate() {
+    if (!timed_by_make_check()) return;
+    const char* gate = std::getenv("WORKSHOP_TIMING_GATE");
     std::ifstream in(gate);
     std::string word;
     if (!(in >> word) || word != "go") std::exit(kExitOk);

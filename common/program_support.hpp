@@ -83,6 +83,13 @@ BatteryRequest battery_request(const std::string& track, const std::vector<Shape
 // Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
 void wait_for_timing_gate();
 
+// Whether make check is timing this run (WORKSHOP_TIMING_GATE is set). Such a run ends at its own checked run
+// if that is wrong: a kernel can pass every shape of the battery and still be wrong at the size that is timed
+// (a grid written for the sizes tried by hand), and the time of a wrong kernel means nothing.
+bool timed_by_make_check();
+// What a FAIL line about such a run starts with ("at the size make check times (8192x8192): "); empty otherwise.
+std::string where_make_check_times(const std::string& shape);
+
 // The options of one battery shape (its --check-shape command line) for a --check-in-turn child.
 Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make check for one track: the program's own checker (every shape of the battery, NaN poison and guard zones,
 # misaligned pointers, and compute-sanitizer's memcheck and racecheck at a small shape), then, if it passes,
-# the speed next to this step's solution and the last step's. Ends with one line:
+# the speed (of a run that is checked as well) next to this step's solution and the last step's. Ends with one line:
 #   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]
 #   VERDICT step N TRACK: FAIL (<what went wrong>)
 # and exits 0 on PASS, 3 without a GPU, non-zero otherwise.
@@ -19,7 +19,9 @@ previous="$bin/solution$((step - 1))_${track}"
 
 # Your timing run starts now, beside the battery: it makes its data and checks its own run, then waits at a
 # gate (a FIFO, held open here so that opening it never blocks) for the word go, sent once the battery and the
-# sanitizers are over, so its time is that of a GPU running nothing else; on a FAIL it ends untimed. The
+# sanitizers are over, so its time is that of a GPU running nothing else; on a FAIL it ends untimed. It is
+# checked too: wrong at the timed size, it ends there and the verdict is FAIL. What it says waits in files, to be
+# shown only if it is the run that fails (so a missing GPU is reported once, by the battery, every time). The
 # solutions' runs come after it, one at a time, each alone on the GPU: on the H100, runs that waited at gates
 # beside each other, each holding a CUDA context, moved one another's times by up to 3%.
 gate="$work/gate"
@@ -27,7 +29,7 @@ mkfifo "$gate" && exec {gate_fd}<>"$gate"
 (
     exec {gate_fd}>&-  # the program holds no writing end: if this script dies, it reads EOF and ends untimed
     export WORKSHOP_TIMING_GATE="$gate"
-    exec "$mine" "$@" "${rate_options[@]}" >"$work/mine.csv"
+    exec "$mine" "$@" "${rate_options[@]}" >"$work/mine.csv" 2>"$work/mine.err"
 ) &
 timing_pid=$!
 stop_timing() {
@@ -56,7 +58,18 @@ remembered=""
 echo "== timing your code, this step's solution and the last step's (same size, same machine, each alone on the GPU$remembered)"
 echo go >&"$gate_fd"
 wait "$timing_pid"
+timing_status=$?
 timing_pid=""
+if [ $timing_status -ne 0 ]; then
+    # It checks the run it times: wrong there (a size the battery does not reach), or unable to run that size.
+    grep -v '^track,' "$work/mine.csv"
+    cat "$work/mine.err"
+    failed=$(grep '^FAIL: ' "$work/mine.csv" | tail -n 1)
+    reason=${failed#FAIL: }
+    [ -n "$failed" ] || reason="the timing run ended with exit $timing_status: $(tail -n 1 "$work/mine.err")"
+    echo "VERDICT step $step $track: FAIL ($reason)"
+    exit $timing_status
+fi
 mine_rate=$(rate_of_csv "$work/mine.csv")
 solution_rate=$(remembered_step_rate "$solution" "$@")
 previous_rate=""

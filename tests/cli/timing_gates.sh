@@ -11,11 +11,19 @@ bin="$dir/bin"
 mkdir -p "$bin"
 # A stand-in step program: --check takes a second and says PASS (or FAIL when $dir/fail exists); a timing
 # run logs its set-up, waits at its gate when it has one, like the real programs, logs its timed part, then
-# prints its CSV and ends.
+# prints its CSV and ends. With $dir/no_gpu both say there is no GPU (the timing run at once, the checker a
+# little later) and exit 3; with $dir/wrong_when_timed the timing run make check starts finds its own run wrong.
 cat >"$bin/program" <<'PROGRAM'
 #!/usr/bin/env bash
 dir=$(cd "$(dirname "$0")/.." && pwd) name=$(basename "$0")
 stamp() { echo "$EPOCHREALTIME $name $1" >>"$dir/log"; }
+if [ -e "$dir/no_gpu" ]; then
+    [ "$1" = --check ] && sleep 0.3
+    echo "no CUDA device: none here" >&2; exit 3
+fi
+if [ -e "$dir/wrong_when_timed" ] && [ -n "${WORKSHOP_TIMING_GATE:-}" ]; then
+    echo "FAIL: at the size make check times (8192x8192): 3 of 4 elements never written"; exit 1
+fi
 if [ "$1" = --check ]; then
     stamp "check begins"; sleep 1; stamp "check ends"
     if [ -e "$dir/fail" ]; then echo "FAIL: 1 of 14 shapes fail"; exit 1; fi
@@ -73,4 +81,21 @@ grep -q "^VERDICT step 3 transpose: PASS, 1500 GB/s, 79% of the solution, 0.79x 
     [ -n "$(when step3_transpose "timed begins")" ] && [ -z "$(when solution3_transpose "set-up")" ] &&
     [ -z "$(when solution2_transpose "set-up")" ] && ok "remembered rates: only the student's program timed" ||
     bad "remembered rates: $output $(cat "$dir/log")"
+rm -f "$dir/log"
+
+# A kernel right on every shape of the battery but wrong at the size that is timed: FAIL, and nothing else timed.
+touch "$dir/wrong_when_timed"
+output=$(bash "$check" "$bin" 3 transpose 2>&1)
+code=$?
+[ $code -eq 1 ] && grep -q "^VERDICT step 3 transpose: FAIL (at the size make check times (8192x8192): 3 of 4 elements never written)$" <<<"$output" &&
+    [ -z "$(when solution3_transpose "set-up")" ] && ok "FAIL when the timed run is wrong" ||
+    bad "wrong at the timed size (exit $code): $output $(cat "$dir/log" 2>/dev/null)"
+rm -f "$dir/wrong_when_timed"
+
+# No GPU: said once (by the checker), whether or not the timing run got to say it first.
+touch "$dir/no_gpu"
+output=$(bash "$check" "$bin" 3 transpose 2>&1)
+code=$?
+[ $code -eq 3 ] && [ "$(grep -c "no CUDA device" <<<"$output")" = 1 ] && ok "no GPU: exit 3, said once" ||
+    bad "no GPU (exit $code): $output"
 exit $status

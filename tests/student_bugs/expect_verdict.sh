@@ -2,14 +2,29 @@
 # Runs make check's checker (PROGRAM --check) and passes when the verdict is the one expected:
 #   expect_verdict.sh PROGRAM PASS        the checker must pass the program
 #   expect_verdict.sh PROGRAM REGEX       it must fail it, and its report must match REGEX (the right reason)
+#   expect_verdict.sh PROGRAM REGEX --make-check CHECK_SH STEP TRACK
+#                                         the whole of make check (CHECK_SH) must fail it, for REGEX
 # Exits 3, which the tests report as skipped, where there is no CUDA device.
 set -u
 program=$1 expect=$2
-output=$("$program" --check 2>&1)
-code=$?
+if [ "${3:-}" = --make-check ]; then
+    # make check runs BIN/stepN_TRACK: a folder where that name is the program. It never gets to the solutions'
+    # runs (they would come after a PASS, which fails this test anyway).
+    check_sh=$4 step=$5 track=$6
+    bin=$(mktemp -d)
+    trap 'rm -rf "$bin"' EXIT
+    ln -s "$(realpath "$program")" "$bin/step${step}_${track}"
+    output=$(bash "$check_sh" "$bin" "$step" "$track" 2>&1)
+    code=$?
+    last=$(tail -n 1 <<<"$output")
+    [[ $last == "VERDICT step $step $track: FAIL ("* ]] && last="FAIL: ${last#*FAIL (}"
+else
+    output=$("$program" --check 2>&1)
+    code=$?
+    last=$(tail -n 1 <<<"$output")
+fi
 echo "$output"
 if [ $code -eq 3 ] && grep -q "no CUDA device" <<<"$output"; then exit 3; fi
-last=$(tail -n 1 <<<"$output")
 if [ "$expect" = PASS ]; then
     if [ $code -eq 0 ] && [[ $last == PASS:* ]]; then exit 0; fi
     echo "expected PASS; the checker said (exit $code): $last" >&2
