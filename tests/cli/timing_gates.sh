@@ -49,8 +49,15 @@ bad() { echo "FAIL: $1"; status=1; }
 when() { awk -v n="$1" -v w="$2" '$2 == n && substr($0, index($0, $3)) == w { print $1; exit }' "$dir/log"; }
 before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a < b) }'; }
 
-output=$(bash "$check" "$bin" 3 transpose 2>&1)
-code=$?
+# run_check [FLAG]: make check on the stand-ins, with $dir/FLAG there while it runs; sets output and code.
+run_check() {
+    [ -n "${1:-}" ] && touch "$dir/$1"
+    output=$(bash "$check" "$bin" 3 transpose 2>&1)
+    code=$?
+    [ -n "${1:-}" ] && rm -f "$dir/$1"
+}
+
+run_check
 [ $code -eq 0 ] && grep -q "^VERDICT step 3 transpose: PASS, 1500 GB/s, 79% of the solution, 0.79x step 2" <<<"$output" &&
     ok "PASS, with the three rates" || bad "verdict (exit $code): $output"
 before "$(when step3_transpose "set-up")" "$(when step3_transpose "check ends")" &&
@@ -62,9 +69,7 @@ before "$(when step3_transpose "timed ends")" "$(when solution3_transpose "set-u
     ok "then the solution's run, then the last step's, each alone" || bad "timing runs overlapped: $(cat "$dir/log")"
 
 rm -f "$dir/log"
-touch "$dir/fail"
-output=$(bash "$check" "$bin" 3 transpose 2>&1)
-code=$?
+run_check fail
 [ $code -eq 1 ] && grep -q "^VERDICT step 3 transpose: FAIL (1 of 14 shapes fail)" <<<"$output" && ok "FAIL verdict" ||
     bad "FAIL verdict (exit $code): $output"
 sleep 1  # a stand-in that had been left waiting would log its timed part by now
@@ -73,7 +78,7 @@ left=$(grep -lsa "$bin/[s]" /proc/[0-9]*/cmdline)  # [s]: not this grep itself
 [ -z "$left" ] && ok "no timing run left running" || bad "timing runs left running: $left"
 
 # make watch remembers the solutions' rates: the second check times only the student's program.
-rm -f "$dir/fail" "$dir/log"
+rm -f "$dir/log"
 WORKSHOP_RATE_CACHE_S=60 bash "$check" "$bin" 3 transpose >/dev/null 2>&1
 rm -f "$dir/log"
 output=$(WORKSHOP_RATE_CACHE_S=60 bash "$check" "$bin" 3 transpose 2>&1)
@@ -84,18 +89,14 @@ grep -q "^VERDICT step 3 transpose: PASS, 1500 GB/s, 79% of the solution, 0.79x 
 rm -f "$dir/log"
 
 # A kernel right on every shape of the battery but wrong at the size that is timed: FAIL, and nothing else timed.
-touch "$dir/wrong_when_timed"
-output=$(bash "$check" "$bin" 3 transpose 2>&1)
-code=$?
-[ $code -eq 1 ] && grep -q "^VERDICT step 3 transpose: FAIL (at the size make check times (8192x8192): 3 of 4 elements never written)$" <<<"$output" &&
+run_check wrong_when_timed
+wrong="at the size make check times (8192x8192): 3 of 4 elements never written"
+[ $code -eq 1 ] && grep -qxF "VERDICT step 3 transpose: FAIL ($wrong)" <<<"$output" &&
     [ -z "$(when solution3_transpose "set-up")" ] && ok "FAIL when the timed run is wrong" ||
     bad "wrong at the timed size (exit $code): $output $(cat "$dir/log" 2>/dev/null)"
-rm -f "$dir/wrong_when_timed"
 
 # No GPU: said once (by the checker), whether or not the timing run got to say it first.
-touch "$dir/no_gpu"
-output=$(bash "$check" "$bin" 3 transpose 2>&1)
-code=$?
+run_check no_gpu
 [ $code -eq 3 ] && [ "$(grep -c "no CUDA device" <<<"$output")" = 1 ] && ok "no GPU: exit 3, said once" ||
     bad "no GPU (exit $code): $output"
 exit $status
