@@ -10,7 +10,10 @@
 // (4) everything sized at compile time, with __launch_bounds__ so two blocks fit on each SM. A fifth, (5), keeps
 // odd sizes fast: matrices whose columns do not start 16-byte aligned are first copied into ones whose do. A
 // sixth, (6), is only the order of the multiply-adds in the core, worth 2% on the H100. A seventh, (7), is for
-// the last wave of blocks: when it would leave most of the GPU idle, its tiles are split along k.
+// the last wave of blocks: when it would leave most of the GPU idle, its tiles are split along k. An eighth,
+// (8), is not in this file but in how it is built: CMakeLists.txt asks ptxas, which turns the PTX into machine
+// code, for a register-usage level of 3 instead of 5. The instructions stay the same; their registers and
+// order change, and on the H100 the kernel ran about 2% faster (see (6) for why that can matter).
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/matmul.cu)
@@ -177,6 +180,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             // (6) The order of the 128 FMAs: column by column, each b[n] used by 8 FMAs in a row. The sums and
             // the result are the same in either order, but the compiler allocates and schedules the registers
             // differently: on the H100 this order ran 2% faster than row by row (a[m] in 16 FMAs in a row).
+            // (8), the register-usage level this file is built with, is the same lesson one level down.
 #pragma unroll
             for (int n = 0; n < TN; ++n)
 #pragma unroll
