@@ -60,74 +60,60 @@ static __global__ void transpose_multi_element(const float* __restrict__ in, flo
 // sectors instead of four, two of them partial, and on the H100 that costs a quarter of the speed (8191 x 8193
 // ran at 72% of the copy). Reads that straddle lines cost little (the next warp reads the rest from cache);
 // writes that straddle lines are what hurts. So this kernel cuts every output row at line boundaries instead
-// of at multiples of the tile size: in output row j, the block's piece starts `shift` elements before
-// H * tile_row, where `shift` puts the start on a 128-byte boundary. Each output row gets its own shift, so
-// the block's tile in the input is a parallelogram: column j of it is input rows [start_j, start_j + H). The
-// block loads the H + 32 input rows that contain every column's piece, each thread keeping only the elements
-// of its own column's piece, and then every warp writes 32 floats that fill exactly one line. The price is in
-// the loads: in the first 32 and the last 32 of those rows, only some lanes of each warp have an element to
-// keep. Taller pieces make that a smaller share (a fifth of the lanes idle with H = 128, a third with
-// H = 64), and a block as wide as the main kernel's tile reads 256 bytes of each input row instead of 128.
-// On the H100 that shape was 1.5-2 points faster at 8191 x 8193 than H = 64 with 32 columns; taller pieces
-// than 128 were slower.
-namespace odd_size {
-constexpr int H = 128;   // input rows per piece (output elements per output row)
-constexpr int W = TILE;  // input columns (output rows) per block; the block is W x BLOCK_ROWS threads, as above
-static_assert(W % 32 == 0 && H % W == 0, "a warp's 32 floats of an output row must fill one line");
-static_assert((H + 32) % BLOCK_ROWS == 0 && W % BLOCK_ROWS == 0, "the block sweeps whole passes");
+// of at multiples of TILE: in output row j, the block's 64-float piece starts line_shift (0 to 31) elements
+// before r0, the first row of its tile, which puts it on a 128-byte boundary, and each warp's store fills
+// exactly one line. Every output row has its own shift, so in the input the block's tile is a parallelogram:
+// its column j is the TILE input rows that start line_shift rows above r0. That still fits the
+// TILE x (TILE + 1) array of the kernel above if input row r goes to array row r % TILE: each column's rows
+// land on the array's rows once each, the ones above r0 wrapping round to the bottom. On pass k every thread
+// loads the row of its own column that lands on array row y + k, so no lane of any load is idle; on some passes
+// a warp's loads touch two input rows instead of one, which the cache absorbs. (Sweeping the whole band of
+// TILE + 31 rows instead, each lane keeping only the rows of its own column, leaves lanes idle; the README says
+// what that cost.)
 
 // How many elements before `first` the 128-byte line that holds it begins: the shift for that output row.
-__device__ inline int line_shift(const float* first) {
+static __device__ int line_shift(const float* first) {
     return static_cast<int>((reinterpret_cast<std::uintptr_t>(first) / sizeof(float)) % 32);
 }
-}  // namespace odd_size
 
 static __global__ void transpose_line_aligned_writes(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                      int cols, TileOrder order) {
-    using namespace odd_size;
-    __shared__ float tile[H + 32][W + 1];  // input rows H * t - 32 .. H * t + H - 1; + 1 column as in step 4
-    const int t = order.row(), c0 = order.col() * W;
+    __shared__ float tile[TILE][TILE + 1];
+    const int r0 = order.row() * TILE, c0 = order.col() * TILE;
     const int x = threadIdx.x, y = threadIdx.y;
-    const int first_row = H * t - 32;
 
-    // Loading: this thread's column c is output row c; its piece is input rows [start, start + H).
+    // Loading: this thread's column c is output row c, and its piece is the input rows [end - TILE, end).
+    // Row r0 + y + k lands on array row y + k; past the piece's end, the row TILE above it does.
     const int c = c0 + x;
-    const int start = H * t - line_shift(out + c * rows + H * t);
+    const int end = r0 + TILE - line_shift(out + c * rows + r0);
 #pragma unroll
-    for (int k = 0; k < H + 32; k += BLOCK_ROWS) {
-        const int r = first_row + y + k;
-        if (r >= start && r < start + H && r >= 0 && r < rows && c < cols) tile[y + k][x] = in[r * cols + c];
+    for (int k = 0; k < TILE; k += BLOCK_ROWS) {
+        const int r = r0 + y + k < end ? r0 + y + k : r0 + y + k - TILE;
+        if (r >= 0 && r < rows && c < cols) tile[y + k][x] = in[r * cols + c];
     }
     __syncthreads();
-    // Writing: block row y + k writes output row j from the aligned start of its piece, W floats at a time;
-    // each of its warps fills one line.
+    // Writing: block row y + k writes output row j's piece from its line-aligned start; each warp fills one line.
 #pragma unroll
-    for (int k = 0; k < W; k += BLOCK_ROWS) {
+    for (int k = 0; k < TILE; k += BLOCK_ROWS) {
         const int j = c0 + y + k;
-        const int piece = H * t - line_shift(out + j * rows + H * t);
-#pragma unroll
-        for (int i = 0; i < H; i += W) {
-            const int r = piece + i + x;
-            if (j < cols && r >= 0 && r < rows) out[j * rows + r] = tile[r - first_row][y + k];
-        }
+        const int r = r0 - line_shift(out + j * rows + r0) + x;
+        if (j < cols && r >= 0 && r < rows) out[j * rows + r] = tile[r % TILE][y + k];
     }
 }
 
 // Fewer, fuller blocks for the main kernel: 512 threads each, one per 64 x 64 tile (a quarter as many blocks as
 // step 4). Output rows that are not whole 128-byte lines take the odd-size path; the battery has both kinds.
 LaunchInfo transpose_on_device(const float* in, float* out, int rows, int cols) {
+    const dim3 block(TILE, BLOCK_ROWS);
     const bool rows_are_whole_lines = rows % 32 == 0 && reinterpret_cast<std::uintptr_t>(out) % 128 == 0;
     if (!rows_are_whole_lines) {
-        using namespace odd_size;
-        const dim3 block(W, BLOCK_ROWS);
-        // One more piece per output row than rows / H: the shifted pieces start up to 31 elements early.
-        const TileOrder order{(rows + 31 - 1) / H + 1u};
-        const dim3 grid(order.tiles_down * ((cols - 1) / W + 1));
+        // One more tile down each column than rows / TILE: the shifted pieces start up to 31 rows early.
+        const TileOrder order{(rows + 31 - 1) / TILE + 1u};
+        const dim3 grid(order.tiles_down * ((cols - 1) / TILE + 1));
         transpose_line_aligned_writes<<<grid, block>>>(in, out, rows, cols, order);
         CUDA_CHECK_LAUNCH();
         return launched(transpose_line_aligned_writes, grid, block);
     }
-    const dim3 block(TILE, BLOCK_ROWS);
     const TileOrder order{(rows - 1) / TILE + 1u};
     const dim3 grid(order.tiles_down * ((cols - 1) / TILE + 1));
     transpose_multi_element<<<grid, block>>>(in, out, rows, cols, order);
