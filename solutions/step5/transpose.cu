@@ -60,44 +60,57 @@ static __global__ void transpose_multi_element(const float* __restrict__ in, flo
 // sectors instead of four, two of them partial, and on the H100 that costs a quarter of the speed (8191 x 8193
 // ran at 72% of the copy). Reads that straddle lines cost little (the next warp reads the rest from cache);
 // writes that straddle lines are what hurts. So this kernel cuts every output row at line boundaries instead
-// of at multiples of TILE: in output row j, the block's 64-float piece starts line_shift (0 to 31) elements
-// before r0, the first row of its tile, which puts it on a 128-byte boundary, and each warp's store fills
-// exactly one line. Every output row has its own shift, so in the input the block's tile is a parallelogram:
-// its column j is the TILE input rows that start line_shift rows above r0. That still fits the
-// TILE x (TILE + 1) array of the kernel above if input row r goes to array row r % TILE: each column's rows
-// land on the array's rows once each, the ones above r0 wrapping round to the bottom. On pass k every thread
-// loads the row of its own column that lands on array row y + k, so no lane of any load is idle; on some passes
-// a warp's loads touch two input rows instead of one, which the cache absorbs. (Sweeping the whole band of
-// TILE + 31 rows instead, each lane keeping only the rows of its own column, leaves lanes idle; the README says
-// what that cost.)
+// of at multiples of the tile: in output row j, the block's piece of PIECE floats starts line_shift (0 to 31)
+// elements before r0, the first row of its tile, which puts it on a 128-byte boundary, and each warp's store
+// fills exactly one line. Every output row has its own shift, so in the input the block's tile is a
+// parallelogram: its column j is the PIECE input rows that start line_shift rows above r0. It still fits an
+// array of PIECE rows: array row i holds input row top_row + i (top_row = r0 - 32, above every piece's start)
+// when that row is in the column's piece, and otherwise the row PIECE below it, so the rows of a piece that lie
+// past top_row + PIECE wrap round to the top of the array. On pass k every thread loads the row of its own
+// column that belongs in array row y + k, so no lane of any load is idle; on some passes a warp's loads touch
+// two input rows instead of one, which the cache absorbs. (Sweeping the whole band of PIECE + 32 rows instead,
+// each lane keeping only the rows of its own column, leaves lanes idle; the README says what that cost, and
+// why PIECE is 128.)
+namespace odd_size {
+constexpr int PIECE = 128;  // floats per output row piece = input rows per column; 16 loads per thread
+static_assert(PIECE % TILE == 0 && PIECE % BLOCK_ROWS == 0, "the block writes whole tiles and loads in whole passes");
 
 // How many elements before `first` the 128-byte line that holds it begins: the shift for that output row.
-static __device__ int line_shift(const float* first) {
+__device__ inline int line_shift(const float* first) {
     return static_cast<int>((reinterpret_cast<std::uintptr_t>(first) / sizeof(float)) % 32);
 }
+}  // namespace odd_size
 
 static __global__ void transpose_line_aligned_writes(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                      int cols, TileOrder order) {
-    __shared__ float tile[TILE][TILE + 1];
-    const int r0 = order.row() * TILE, c0 = order.col() * TILE;
+    using namespace odd_size;
+    __shared__ float tile[PIECE][TILE + 1];  // + 1 column, as in step 4
+    const int r0 = order.row() * PIECE, c0 = order.col() * TILE;
     const int x = threadIdx.x, y = threadIdx.y;
+    const int top_row = r0 - 32;
 
-    // Loading: this thread's column c is output row c, and its piece is the input rows [end - TILE, end).
-    // Row r0 + y + k lands on array row y + k; past the piece's end, the row TILE above it does.
+    // Loading: this thread's column c is output row c; its piece is the PIECE input rows from top_row + first.
     const int c = c0 + x;
-    const int end = r0 + TILE - line_shift(out + c * rows + r0);
+    const int first = r0 - line_shift(out + c * rows + r0) - top_row;  // array row of the piece's first row
 #pragma unroll
-    for (int k = 0; k < TILE; k += BLOCK_ROWS) {
-        const int r = r0 + y + k < end ? r0 + y + k : r0 + y + k - TILE;
-        if (r >= 0 && r < rows && c < cols) tile[y + k][x] = in[r * cols + c];
+    for (int k = 0; k < PIECE; k += BLOCK_ROWS) {
+        const int i = y + k;
+        const int r = top_row + (i < first ? i + PIECE : i);
+        if (r >= 0 && r < rows && c < cols) tile[i][x] = in[r * cols + c];
     }
     __syncthreads();
-    // Writing: block row y + k writes output row j's piece from its line-aligned start; each warp fills one line.
+    // Writing: block row y + k writes output row j's piece from its line-aligned start, TILE floats at a time;
+    // each warp fills one line.
 #pragma unroll
     for (int k = 0; k < TILE; k += BLOCK_ROWS) {
         const int j = c0 + y + k;
-        const int r = r0 - line_shift(out + j * rows + r0) + x;
-        if (j < cols && r >= 0 && r < rows) out[j * rows + r] = tile[r % TILE][y + k];
+        const int piece_start = r0 - line_shift(out + j * rows + r0);
+#pragma unroll
+        for (int i = 0; i < PIECE; i += TILE) {
+            const int r = piece_start + i + x;
+            const unsigned row_in_array = static_cast<unsigned>(r - top_row) % PIECE;  // unsigned: one AND
+            if (j < cols && r >= 0 && r < rows) out[j * rows + r] = tile[row_in_array][y + k];
+        }
     }
 }
 
@@ -107,8 +120,8 @@ LaunchInfo transpose_on_device(const float* in, float* out, int rows, int cols) 
     const dim3 block(TILE, BLOCK_ROWS);
     const bool rows_are_whole_lines = rows % 32 == 0 && reinterpret_cast<std::uintptr_t>(out) % 128 == 0;
     if (!rows_are_whole_lines) {
-        // One more tile down each column than rows / TILE: the shifted pieces start up to 31 rows early.
-        const TileOrder order{(rows + 31 - 1) / TILE + 1u};
+        // One more piece per output row than rows / PIECE: the shifted pieces start up to 31 rows early.
+        const TileOrder order{(rows + 31 - 1) / odd_size::PIECE + 1u};
         const dim3 grid(order.tiles_down * ((cols - 1) / TILE + 1));
         transpose_line_aligned_writes<<<grid, block>>>(in, out, rows, cols, order);
         CUDA_CHECK_LAUNCH();
