@@ -89,9 +89,10 @@ static __global__ void transpose_line_aligned_writes(const float* __restrict__ i
     const int x = threadIdx.x, y = threadIdx.y;
     const int top_row = r0 - 32;
 
-    // Loading: this thread's column c is output row c; its piece is the PIECE input rows from top_row + first.
+    // Loading: this thread's column c is output row c; its piece is the PIECE input rows from top_row + first
+    // (first, 1 to 32, is also the array row of the piece's first row).
     const int c = c0 + x;
-    const int first = r0 - line_shift(out + c * rows + r0) - top_row;  // array row of the piece's first row
+    const int first = 32 - line_shift(out + c * rows + r0);
 #pragma unroll
     for (int k = 0; k < PIECE; k += BLOCK_ROWS) {
         const int i = y + k;
