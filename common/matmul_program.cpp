@@ -57,13 +57,17 @@ void add_host_rows(const Options& o, const DeviceFacts& dev, const MatmulInputs&
 #endif
 }
 
-void add_reference_rows(const Options& o, const DeviceFacts& dev, const float* A, const float* B, float* C,
-                        std::vector<ResultRow>& rows) {
+// The yardsticks, launched on the step's own buffers; add_reference_rows takes their timings in this order.
+std::vector<std::function<void()>> reference_launches(const Options& o, const float* A, const float* B, float* C,
+                                                      Cublas& cublas) {
+    return {[=, &cublas] { cublas.sgemm_fp32(A, B, C, o.M, o.N, o.K); },
+            [=, &cublas] { cublas.sgemm_tf32(A, B, C, o.M, o.N, o.K); }};
+}
+
+void add_reference_rows(const Options& o, const DeviceFacts& dev, const Timing* t, std::vector<ResultRow>& rows) {
     const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
     const double flops = matmul_flops(o.M, o.N, o.K);
-    Cublas cublas;
-    const Timing fp32 = time_on_gpu([&] { cublas.sgemm_fp32(A, B, C, o.M, o.N, o.K); }, timing_plan(o));
-    const Timing tf32 = time_on_gpu([&] { cublas.sgemm_tf32(A, B, C, o.M, o.N, o.K); }, timing_plan(o));
+    const Timing &fp32 = t[0], &tf32 = t[1];
     rows.push_back(make_row(kTrack, "cuBLAS SGEMM FP32", "reference", shape, fp32, gigaflops_per_second(flops, fp32.median_s()), kUnit, dev));
     rows.back().note = "strict FP32 (CUBLAS_COMPUTE_32F_PEDANTIC): the yardstick";
     rows.push_back(make_row(kTrack, "cuBLAS SGEMM TF32 tensor cores", "reference", shape, tf32,
@@ -102,12 +106,18 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (!round_trip.ok) verdict.ok = false;
 #endif
     const double flops = matmul_flops(o.M, o.N, o.K);
+    if (!kernel_pending && timed_by_make_check() && !verdict.ok) return report_shape(verdict, where_make_check_times(shape));
+    // The step and its yardsticks, timed in turn.
+    std::optional<Cublas> cublas;
+    std::vector<std::function<void()>> references;
+    if (o.references) references = reference_launches(o, problem.d_A(), problem.d_B(), problem.d_C(), cublas.emplace());
+    const StepAndReferenceTimings timings = time_step_and_references(
+        kernel_pending ? std::function<void()>() : [&] { problem.launch(); }, references, timing_plan(o));
+
     if (kernel_pending) {
         details.push_back("matmul_on_device launches no kernel yet: write it (the TODOs in step1/matmul.cu)");
     } else {
-        if (timed_by_make_check() && !verdict.ok) return report_shape(verdict, where_make_check_times(shape));
-        wait_for_timing_gate();
-        const Timing t = time_on_gpu([&] { problem.launch(); }, timing_plan(o));
+        const Timing& t = *timings.step;
         ResultRow r = make_row(kTrack, program_label(), "step", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);
         r.status = verdict.ok ? "PASS" : "FAIL";
         rows.push_back(r);
@@ -124,7 +134,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
                                       intensity, balance, limiter_name(likely_limiter(intensity, balance, model.waves.count))));
     }
     if (o.host_rows) add_host_rows(o, dev, in, rows);
-    if (o.references) add_reference_rows(o, dev, problem.d_A(), problem.d_B(), problem.d_C(), rows);
+    if (o.references) add_reference_rows(o, dev, timings.references.data(), rows);
     set_percentages(rows, "cuBLAS SGEMM FP32", dev.fp32_gflops);
     for (auto& r : rows)  // the tensor cores have their own, far higher peak: a % of the FP32 peak means nothing
         if (r.name == "cuBLAS SGEMM TF32 tensor cores") r.pct_of_peak = -1;

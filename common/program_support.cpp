@@ -55,6 +55,22 @@ void wait_for_timing_gate() {
     if (!(in >> word) || word != "go") std::exit(kExitOk);
 }
 
+StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
+                                                 const std::vector<std::function<void()>>& references,
+                                                 const TimingPlan& plan) {
+    std::vector<std::function<void()>> launches;
+    if (step) {
+        wait_for_timing_gate();
+        launches.push_back(step);
+    }
+    launches.insert(launches.end(), references.begin(), references.end());
+    std::vector<Timing> timings = time_on_gpu_in_turn(launches, plan);
+    StepAndReferenceTimings result;
+    if (step) result.step = timings.front();
+    result.references.assign(timings.begin() + (step ? 1 : 0), timings.end());
+    return result;
+}
+
 int report_shape(const Verdict& v, const std::string& what) {
     if (v.ok) {
         fmt::print("PASS\n");

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,17 @@ BatteryRequest battery_request(const std::string& track, const std::vector<Shape
 // make check's "go", sent once nothing else runs on the GPU, so the time is that of a GPU doing nothing else.
 // Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
 void wait_for_timing_gate();
+
+// The step's timing and its yardsticks', taken in turn (time_on_gpu_in_turn) so that the step's share of a
+// yardstick is measured under the same conditions. `step` is empty when there is no kernel yet; when it is not,
+// this first waits for make check's gate.
+struct StepAndReferenceTimings {
+    std::optional<Timing> step;
+    std::vector<Timing> references;  // in the order of the launches given
+};
+StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
+                                                 const std::vector<std::function<void()>>& references,
+                                                 const TimingPlan& plan);
 
 // Whether make check is timing this run (WORKSHOP_TIMING_GATE is set). Such a run ends at its own checked run
 // if that is wrong: a kernel can pass every shape of the battery and still be wrong at the size that is timed

@@ -31,34 +31,44 @@ bool over_budget(double spent_s, int done, const TimingPlan& plan) {
 
 }  // namespace
 
-Timing time_on_gpu(const std::function<void()>& run, const TimingPlan& plan) {
+std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>& runs, const TimingPlan& plan) {
+    if (runs.empty()) return {};
     std::optional<L2Flusher> flusher;
     if (plan.flush_l2) flusher.emplace();
 
-    for (int i = 0; i < plan.warmup; ++i) run();
+    for (int i = 0; i < plan.warmup; ++i)
+        for (const auto& run : runs) run();
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
 
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    std::vector<double> ms;
-    double spent_s = 0;
-    for (int i = 0; i < plan.reps && !over_budget(spent_s, i, plan); ++i) {
-        if (flusher) flusher->flush();
-        CUDA_CHECK(cudaEventRecord(start));
-        run();
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaGetLastError());
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float elapsed = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
-        ms.push_back(elapsed);
-        spent_s += elapsed * 1e-3;
+    std::vector<std::vector<double>> ms(runs.size());
+    double spent_s = 0;  // all the launches together
+    for (int i = 0; i < plan.reps && !over_budget(spent_s / runs.size(), i, plan); ++i) {
+        for (size_t k = 0; k < runs.size(); ++k) {
+            if (flusher) flusher->flush();
+            CUDA_CHECK(cudaEventRecord(start));
+            runs[k]();
+            CUDA_CHECK(cudaEventRecord(stop));
+            CUDA_CHECK(cudaGetLastError());
+            CUDA_CHECK(cudaEventSynchronize(stop));
+            float elapsed = 0;
+            CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+            ms[k].push_back(elapsed);
+            spent_s += elapsed * 1e-3;
+        }
     }
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
-    return summarise(std::move(ms));
+    std::vector<Timing> timings;
+    for (auto& m : ms) timings.push_back(summarise(std::move(m)));
+    return timings;
+}
+
+Timing time_on_gpu(const std::function<void()>& run, const TimingPlan& plan) {
+    return time_on_gpu_in_turn({run}, plan).front();
 }
 
 Timing time_on_host(const std::function<void()>& run, const TimingPlan& plan) {

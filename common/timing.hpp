@@ -28,6 +28,12 @@ Timing summarise(std::vector<double> ms);
 // Times `run` with CUDA events around each launch. `run` only enqueues work; errors are checked every run.
 Timing time_on_gpu(const std::function<void()>& run, const TimingPlan& plan);
 
+// Times several launches in turn: each round launches every one of them once, in order, so they all run under
+// the same clocks and temperature and a share of one in another is fair. Timed one after the other instead,
+// whichever came first after the GPU sat idle read low (half a point or more of a transpose's share of the
+// copy, RESULTS.md). One Timing per launch, in the same order; the budget is per launch, as above.
+std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>& runs, const TimingPlan& plan);
+
 // Times a host function with a steady clock (for work that synchronises itself, such as a round trip with
 // copies, or CPU code).
 Timing time_on_host(const std::function<void()>& run, const TimingPlan& plan);

@@ -4,6 +4,8 @@
 //   program --check-in-turn  every shape of the battery, checked one after the other (what --check starts)
 //   program --check-shape    one shape, checked (for a shape that crashed or hung the one above)
 //   program --sanitize       memcheck, racecheck and synccheck at a small shape
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "cpu_reference.hpp"
@@ -74,17 +76,18 @@ void add_transfer_rows(const Options& o, const DeviceFacts& dev, const std::vect
 #endif
 }
 
-void add_reference_rows(const Options& o, const DeviceFacts& dev, float* d_in, float* d_out,
-                        std::vector<ResultRow>& rows) {
+// The yardsticks, launched on the step's own buffers; add_reference_rows takes their timings in this order.
+std::vector<std::function<void()>> reference_launches(const Options& o, float* d_in, float* d_out, Cublas& cublas) {
     const int64_t n = int64_t{o.rows} * o.cols;
+    return {[=] { launch_copy(d_in, d_out, n); },
+            [=] { CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * sizeof(float), cudaMemcpyDeviceToDevice)); },
+            [=, &cublas] { cublas.transpose(d_in, d_out, o.rows, o.cols); }};
+}
+
+void add_reference_rows(const Options& o, const DeviceFacts& dev, const Timing* t, std::vector<ResultRow>& rows) {
     const double bytes = transpose_bytes(o.rows, o.cols);
     const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
-    const TimingPlan plan = timing_plan(o);
-    Cublas cublas;
-    const Timing copy = time_on_gpu([&] { launch_copy(d_in, d_out, n); }, plan);
-    const Timing memcpy = time_on_gpu(
-        [&] { CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * sizeof(float), cudaMemcpyDeviceToDevice)); }, plan);
-    const Timing geam = time_on_gpu([&] { cublas.transpose(d_in, d_out, o.rows, o.cols); }, plan);
+    const Timing &copy = t[0], &memcpy = t[1], &geam = t[2];
     rows.push_back(make_row(kTrack, "copy kernel", "reference", shape, copy, gigabytes_per_second(bytes, copy.median_s()), kUnit, dev));
     rows.back().note = "__restrict__, float4: the ceiling for a transpose";
     rows.push_back(make_row(kTrack, "cudaMemcpy device-to-device", "reference", shape, memcpy,
@@ -123,12 +126,18 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (kernel_pending) verdict = round_trip;
     else if (!round_trip.ok) verdict.ok = false;
 #endif
+    if (!kernel_pending && timed_by_make_check() && !verdict.ok) return report_shape(verdict, where_make_check_times(shape));
+    // The step and its yardsticks, timed in turn.
+    std::optional<Cublas> cublas;
+    std::vector<std::function<void()>> references;
+    if (o.references) references = reference_launches(o, problem.d_in(), problem.d_out(), cublas.emplace());
+    const StepAndReferenceTimings timings = time_step_and_references(
+        kernel_pending ? std::function<void()>() : [&] { problem.launch(); }, references, timing_plan(o));
+
     if (kernel_pending) {
         details.push_back("transpose_on_device launches no kernel yet: write it (the TODOs in step1/transpose.cu)");
     } else {
-        if (timed_by_make_check() && !verdict.ok) return report_shape(verdict, where_make_check_times(shape));
-        wait_for_timing_gate();
-        const Timing t = time_on_gpu([&] { problem.launch(); }, timing_plan(o));
+        const Timing& t = *timings.step;
         ResultRow r = make_row(kTrack, program_label(), "step", shape, t,
                                gigabytes_per_second(transpose_bytes(o.rows, o.cols), t.median_s()), kUnit, dev);
         r.status = verdict.ok ? "PASS" : "FAIL";
@@ -142,7 +151,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
                                       balance, limiter_name(likely_limiter(0.0, balance, model.waves.count))));
     }
     if (o.host_rows) add_transfer_rows(o, dev, in, problem.d_in(), rows, details);
-    if (o.references) add_reference_rows(o, dev, problem.d_in(), problem.d_out(), rows);
+    if (o.references) add_reference_rows(o, dev, timings.references.data(), rows);
 
     set_percentages(rows, "copy kernel", dev.dram_gbps);
     if (const std::string note = l2_note(transpose_bytes(o.rows, o.cols), dev); !note.empty()) details.push_back("note: " + note);

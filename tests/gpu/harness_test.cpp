@@ -60,6 +60,27 @@ TEST_F(Harness, TimingCountsRunsAndRespectsTheBudget) {
     EXPECT_EQ(capped.reps(), TimingPlan::kMinReps);
 }
 
+TEST_F(Harness, TimingInTurnKeepsEachLaunchsTimesApart) {
+    // A copy 16 times longer than the other: its timings must come back in its own place, each launch with its
+    // own count of runs.
+    const int64_t small = 1 << 20, large = 16 << 20;
+    DeviceBuffer<float> a(large), b(large);
+    const std::vector<Timing> t = time_on_gpu_in_turn(
+        {[&] { launch_copy(a.get(), b.get(), small); }, [&] { launch_copy(a.get(), b.get(), large); }},
+        TimingPlan{1, 9, 0, false});
+    ASSERT_EQ(t.size(), 2u);
+    EXPECT_EQ(t[0].reps(), 9);
+    EXPECT_EQ(t[1].reps(), 9);
+    EXPECT_GT(t[1].median_ms, 4 * t[0].median_ms);
+    // The budget is per launch: spent after the minimum, both stop there.
+    const std::vector<Timing> capped = time_on_gpu_in_turn(
+        {[&] { launch_copy(a.get(), b.get(), small); }, [&] { launch_copy(a.get(), b.get(), small); }},
+        TimingPlan{0, 50, 1e-9, false});
+    EXPECT_EQ(capped[0].reps(), TimingPlan::kMinReps);
+    EXPECT_EQ(capped[1].reps(), TimingPlan::kMinReps);
+    EXPECT_TRUE(time_on_gpu_in_turn({}, TimingPlan{}).empty());
+}
+
 TEST_F(Harness, CublasTransposeAndSgemmAgreeWithTheCpu) {
     const int rows = 33, cols = 70;
     std::vector<float> in(rows * cols), out(rows * cols);
