@@ -64,7 +64,8 @@ std::vector<std::function<void()>> reference_launches(const Options& o, const fl
             [=, &cublas] { cublas.sgemm_tf32(A, B, C, o.M, o.N, o.K); }};
 }
 
-void add_reference_rows(const Options& o, const DeviceFacts& dev, const Timing* t, std::vector<ResultRow>& rows) {
+void add_reference_rows(const Options& o, const DeviceFacts& dev, const std::vector<Timing>& t,
+                        std::vector<ResultRow>& rows) {
     const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
     const double flops = matmul_flops(o.M, o.N, o.K);
     const Timing &fp32 = t[0], &tf32 = t[1];
@@ -134,7 +135,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
                                       intensity, balance, limiter_name(likely_limiter(intensity, balance, model.waves.count))));
     }
     if (o.host_rows) add_host_rows(o, dev, in, rows);
-    if (o.references) add_reference_rows(o, dev, timings.references.data(), rows);
+    if (o.references) add_reference_rows(o, dev, timings.references, rows);
     set_percentages(rows, "cuBLAS SGEMM FP32", dev.fp32_gflops);
     for (auto& r : rows)  // the tensor cores have their own, far higher peak: a % of the FP32 peak means nothing
         if (r.name == "cuBLAS SGEMM TF32 tensor cores") r.pct_of_peak = -1;

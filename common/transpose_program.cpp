@@ -84,7 +84,8 @@ std::vector<std::function<void()>> reference_launches(const Options& o, float* d
             [=, &cublas] { cublas.transpose(d_in, d_out, o.rows, o.cols); }};
 }
 
-void add_reference_rows(const Options& o, const DeviceFacts& dev, const Timing* t, std::vector<ResultRow>& rows) {
+void add_reference_rows(const Options& o, const DeviceFacts& dev, const std::vector<Timing>& t,
+                        std::vector<ResultRow>& rows) {
     const double bytes = transpose_bytes(o.rows, o.cols);
     const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
     const Timing &copy = t[0], &memcpy = t[1], &geam = t[2];
@@ -151,7 +152,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
                                       balance, limiter_name(likely_limiter(0.0, balance, model.waves.count))));
     }
     if (o.host_rows) add_transfer_rows(o, dev, in, problem.d_in(), rows, details);
-    if (o.references) add_reference_rows(o, dev, timings.references.data(), rows);
+    if (o.references) add_reference_rows(o, dev, timings.references, rows);
 
     set_percentages(rows, "copy kernel", dev.dram_gbps);
     if (const std::string note = l2_note(transpose_bytes(o.rows, o.cols), dev); !note.empty()) details.push_back("note: " + note);
