@@ -84,11 +84,11 @@ __device__ inline int line_shift(const float* first) {
 // starts at a different place in a line each time, so most warps' loads take the end of one line and the start
 // of the next. As we read the counters, a miss then brings in only part of each line, and the rest comes later,
 // in more, smaller DRAM reads, when the warps of the neighbouring blocks ask for it. The .L2::256B prefetch size
-// makes each miss one 256-byte read (with it, L2 already held 45% of the sectors asked of it, not 21%): on the H100 this kernel went from 91.5-91.9% to 94.4-94.8% of the copy at 8191 x 8193 and 8193 x 8191,
-// side by side, reading about the same bytes from DRAM. (The main kernel's warps each read whole lines; there
-// the hint changed nothing.)
-// CUDA C++ has no intrinsic for the hint, so it is one line of PTX. The 256-byte size needs sm_80 or later;
-// on Turing the load is a plain one.
+// makes each miss one 256-byte read (with it, L2 already held 45% of the sectors asked of it, not 21%). On the
+// H100 this kernel went from 91.5-91.9% to 94.4-94.8% of the copy at 8191 x 8193 and 8193 x 8191, side by side,
+// reading about the same bytes from DRAM. (The main kernel's warps each read whole lines; there the hint changed
+// nothing.) CUDA C++ has no intrinsic for the hint, so it is one line of PTX. The 256-byte size needs sm_80 or
+// later; on Turing the load is a plain one.
 __device__ inline float load_256B_from_dram(const float* p) {
 #if __CUDA_ARCH__ >= 800
     float v;
