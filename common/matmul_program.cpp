@@ -4,6 +4,8 @@
 //   program --check-in-turn  every shape of the battery, checked one after the other (what --check starts)
 //   program --check-shape    one shape, checked (for a shape that crashed or hung the one above)
 //   program --sanitize       memcheck, racecheck and synccheck at a small shape
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "cpu_reference.hpp"

@@ -78,12 +78,6 @@ BatteryRequest battery_request(const std::string& track, const std::vector<Shape
     return r;
 }
 
-// make check starts the student's timing run while the battery is still running, so that its set-up (the data,
-// the upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names a FIFO, and this waits on it for
-// make check's "go", sent once nothing else runs on the GPU, so the time is that of a GPU doing nothing else.
-// Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
-void wait_for_timing_gate();
-
 // The step's timing and its yardsticks', taken in turn (time_on_gpu_in_turn) so that the step's share of a
 // yardstick is measured under the same conditions. `step` is empty when there is no kernel yet; when it is not,
 // this first waits for make check's gate.
