@@ -59,11 +59,24 @@ void add_host_rows(const Options& o, const DeviceFacts& dev, const MatmulInputs&
 #endif
 }
 
-// The yardsticks, launched on the step's own buffers; add_reference_rows takes their timings in this order.
-std::vector<std::function<void()>> reference_launches(const Options& o, const float* A, const float* B, float* C,
-                                                      Cublas& cublas) {
-    return {[=, &cublas] { cublas.sgemm_fp32(A, B, C, o.M, o.N, o.K); },
-            [=, &cublas] { cublas.sgemm_tf32(A, B, C, o.M, o.N, o.K); }};
+// The step and the yardsticks, on the step's own buffers; add_reference_rows takes their timings in this order.
+// Only cuBLAS FP32 is timed in turn with the step. The TF32 tensor-core run is timed on its own, after them: in
+// turn, it held the H100 at its 700 W power cap, so the clock under the step and cuBLAS FP32 dropped for a share
+// of their runs that differed from one run of the program to the next (RESULTS.md, "How far to trust a figure").
+StepAndReferenceTimings time_step_and_yardsticks(const Options& o, MatmulProblem& problem, bool kernel_pending) {
+    const float *A = problem.d_A(), *B = problem.d_B();
+    float* C = problem.d_C();
+    std::optional<Cublas> cublas;
+    std::vector<std::function<void()>> in_turn;
+    if (o.references) {
+        cublas.emplace();
+        in_turn.push_back([&] { cublas->sgemm_fp32(A, B, C, o.M, o.N, o.K); });
+    }
+    const std::function<void()> step = kernel_pending ? std::function<void()>() : [&] { problem.launch(); };
+    StepAndReferenceTimings t = time_step_and_references(step, in_turn, timing_plan(o));
+    if (o.references)
+        t.references.push_back(time_on_gpu([&] { cublas->sgemm_tf32(A, B, C, o.M, o.N, o.K); }, timing_plan(o)));
+    return t;
 }
 
 void add_reference_rows(const Options& o, const DeviceFacts& dev, const std::vector<Timing>& t,
@@ -110,12 +123,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 #endif
     const double flops = matmul_flops(o.M, o.N, o.K);
     if (!kernel_pending && timed_by_make_check() && !verdict.ok) return report_shape(verdict, where_make_check_times(shape));
-    // The step and its yardsticks, timed in turn.
-    std::optional<Cublas> cublas;
-    std::vector<std::function<void()>> references;
-    if (o.references) references = reference_launches(o, problem.d_A(), problem.d_B(), problem.d_C(), cublas.emplace());
-    const StepAndReferenceTimings timings = time_step_and_references(
-        kernel_pending ? std::function<void()>() : [&] { problem.launch(); }, references, timing_plan(o));
+    const StepAndReferenceTimings timings = time_step_and_yardsticks(o, problem, kernel_pending);
 
     if (kernel_pending) {
         details.push_back("matmul_on_device launches no kernel yet: write it (the TODOs in step1/matmul.cu)");

@@ -43,12 +43,12 @@ namespace {
 
 constexpr int64_t kMaxSide = 1 << 20;
 
-bool parse_budget(const std::string& text, double& value, std::string& error) {
+bool parse_seconds(const std::string& option, const std::string& text, double& value, std::string& error) {
     char* end = nullptr;
     errno = 0;
     const double parsed = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || errno == ERANGE || !(parsed >= 0) || parsed > 3600) {
-        error = fmt::format("--budget: '{}' is not a number of seconds from 0 to 3600", text);
+        error = fmt::format("{}: '{}' is not a number of seconds from 0 to 3600", option, text);
         return false;
     }
     value = parsed;
@@ -98,7 +98,8 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
         {"--reps", int_setter(o.reps, 100000)},
         {"--warmup", int_setter(o.warmup, 1000, 0)},
         {"--misalign", int_setter(o.misalign, 3, 0)},
-        {"--budget", [&](const std::string&, const std::string& t, std::string& e) { return parse_budget(t, o.budget_s, e); }},
+        {"--budget", [&](const std::string& n, const std::string& t, std::string& e) { return parse_seconds(n, t, o.budget_s, e); }},
+        {"--min-time", [&](const std::string& n, const std::string& t, std::string& e) { return parse_seconds(n, t, o.min_time_s, e); }},
         {"--format", [&](const std::string&, const std::string& t, std::string& e) { return parse_format(t, o.format, e); }},
         {"--seed", [&](const std::string& n, const std::string& t, std::string& e) {
              int64_t v = 0;
@@ -185,7 +186,8 @@ std::string usage_text(Track track, const std::string& program) {
         "  --misalign N        with --check-shape: the matrices start N (0-3) floats past an aligned address\n"
         "  --no-guards         with --check-shape: no canaries around the matrices (for compute-sanitizer)\n"
         "  --sanitize          memcheck, racecheck and synccheck at a small shape (make sanitize)\n"
-        "  --reps N            timed runs, at most (default 20)\n"
+        "  --reps N            timed runs, at least (default 20)\n"
+        "  --min-time SECONDS  keep timing past --reps until this long has passed (default 1, 0: --reps runs)\n"
         "  --warmup N          untimed runs first (default 2)\n"
         "  --budget SECONDS    stop timing after this long, never under 3 runs (default 5, 0: no limit)\n"
         "  --flush-l2          evict the L2 cache before every timed run\n"

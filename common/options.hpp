@@ -15,7 +15,8 @@ struct Options {
     int M = 4096, N = 4096, K = 4096;
 
     int warmup = 2;
-    int reps = 20;            // timed runs at most
+    int reps = 20;            // timed runs, at least
+    double min_time_s = 1.0;  // and timing goes on until this many seconds have passed (TimingPlan says why)
     double budget_s = 5.0;    // stop timing early past this many seconds (never under 3 runs); 0 = no limit
     uint64_t seed = 20240611;
     OutputFormat format = OutputFormat::Human;

@@ -34,7 +34,7 @@ inline const char* program_label() { return WORKSHOP_LABEL; }
 // Parses the command line; prints the usage or one error line and exits when there is nothing to run.
 Options parse_or_exit(Track track, int argc, char** argv);
 
-inline TimingPlan timing_plan(const Options& o) { return {o.warmup, o.reps, o.budget_s, o.flush_l2}; }
+inline TimingPlan timing_plan(const Options& o) { return {o.warmup, o.reps, o.budget_s, o.flush_l2, o.min_time_s}; }
 
 struct LaunchModel {
     int64_t blocks = 0;

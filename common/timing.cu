@@ -29,6 +29,13 @@ bool over_budget(double spent_s, int done, const TimingPlan& plan) {
     return plan.budget_s > 0 && spent_s > plan.budget_s && done >= TimingPlan::kMinReps;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// Timed enough: `reps` runs and `min_time_s` of wall time since `first`. The budget, when hit, stops it sooner.
+bool timed_enough(Clock::time_point first, int done, const TimingPlan& plan) {
+    return done >= plan.reps && std::chrono::duration<double>(Clock::now() - first).count() >= plan.min_time_s;
+}
+
 }  // namespace
 
 std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>& runs, const TimingPlan& plan) {
@@ -46,7 +53,8 @@ std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>
     CUDA_CHECK(cudaEventCreate(&stop));
     std::vector<std::vector<double>> ms(runs.size());
     double spent_s = 0;  // all the launches together
-    for (int i = 0; i < plan.reps && !over_budget(spent_s / runs.size(), i, plan); ++i) {
+    const auto first = Clock::now();
+    for (int i = 0; !timed_enough(first, i, plan) && !over_budget(spent_s / runs.size(), i, plan); ++i) {
         for (size_t k = 0; k < runs.size(); ++k) {
             if (flusher) flusher->flush();
             CUDA_CHECK(cudaEventRecord(start));
@@ -75,10 +83,11 @@ Timing time_on_host(const std::function<void()>& run, const TimingPlan& plan) {
     for (int i = 0; i < plan.warmup; ++i) run();
     std::vector<double> ms;
     double spent_s = 0;
-    for (int i = 0; i < plan.reps && !over_budget(spent_s, i, plan); ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
+    const auto first = Clock::now();
+    for (int i = 0; !timed_enough(first, i, plan) && !over_budget(spent_s, i, plan); ++i) {
+        const auto t0 = Clock::now();
         run();
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double s = std::chrono::duration<double>(Clock::now() - t0).count();
         ms.push_back(s * 1e3);
         spent_s += s;
     }

@@ -9,9 +9,15 @@ namespace workshop {
 
 struct TimingPlan {
     int warmup = 2;
-    int reps = 20;
+    int reps = 20;          // timed runs, at least
     double budget_s = 5.0;  // stop after this much timed work, never under kMinReps runs; 0 = no limit
     bool flush_l2 = false;
+    // Keep timing past `reps` until this many seconds of wall time have passed since the first timed run.
+    // On the H100 every kernel slows together, by 4-11%, for 30-80 ms about once a second; 20 runs of a
+    // 0.2 ms transpose fall inside or outside one such dip by chance, which moved a median by 2-3% from one
+    // run to the next. A second of runs holds about one dip's worth in every run alike (RESULTS.md). The
+    // programs ask for 1 s; 0 (the default here) times exactly `reps` runs.
+    double min_time_s = 0;
     static constexpr int kMinReps = 3;
 };
 

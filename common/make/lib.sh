@@ -30,6 +30,6 @@ remembered_step_rate() {
 # there is none; prints nothing and fails when there is one. (no_device_line launch PROGRAM: where it runs.)
 no_device_line() {
     local probe
-    ! probe=$("$@" --size 1 --reps 1 --warmup 0 --no-references --no-host 2>&1) && grep -m1 "no CUDA device" <<<"$probe"
+    ! probe=$("$@" --size 1 --reps 1 --min-time 0 --warmup 0 --no-references --no-host 2>&1) && grep -m1 "no CUDA device" <<<"$probe"
 }
 

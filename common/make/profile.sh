@@ -43,7 +43,7 @@ list=$({ printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | grep -v '^='; conflict_
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-ncu --launch-count 1 --metrics "$list" --csv "$program" "${args[@]}" --reps 1 --warmup 0 --no-references >"$log" 2>&1
+ncu --launch-count 1 --metrics "$list" --csv "$program" "${args[@]}" --reps 1 --min-time 0 --warmup 0 --no-references >"$log" 2>&1
 code=$?
 if grep -q "ERR_NVGPUCTRPERM" "$log"; then
     echo "error: this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)." >&2

@@ -61,8 +61,8 @@ for step in 1 2 3 4 5; do
             problem="fix the compile error: $(grep -m1 -E 'error' <<<"$err")"
         elif [ $gpu = yes ]; then
             if "$bin/step${step}_${track}" --check >/dev/null 2>&1; then correct=PASS; else correct=FAIL; problem="make check shows the first wrong element"; fi
-            mine=$(step_rate "$bin/step${step}_${track}" $size --reps 5 --warmup 1 2>/dev/null)
-            solution=$(step_rate "$bin/solution${step}_${track}" $size --reps 5 --warmup 1 2>/dev/null)
+            mine=$(step_rate "$bin/step${step}_${track}" $size --reps 5 --min-time 0 --warmup 1 2>/dev/null)
+            solution=$(step_rate "$bin/solution${step}_${track}" $size --reps 5 --min-time 0 --warmup 1 2>/dev/null)
             if [ -n "$mine" ] && [ -n "$solution" ]; then
                 speed=$(printf '%.0f %s' "$mine" "$unit")
                 ratio=$(awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f%%", 100 * m / s }')

@@ -1,4 +1,5 @@
 // The harness's own GPU pieces: device facts, poison, the copy kernel, timing, cuBLAS references.
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -58,6 +59,22 @@ TEST_F(Harness, TimingCountsRunsAndRespectsTheBudget) {
     // A budget already spent after the minimum stops at the minimum.
     const Timing capped = time_on_gpu([&] { launch_copy(a.get(), b.get(), 1 << 20); }, TimingPlan{0, 50, 1e-9, true});
     EXPECT_EQ(capped.reps(), TimingPlan::kMinReps);
+}
+
+TEST_F(Harness, TimingGoesOnPastRepsForTheMinimumTime) {
+    DeviceBuffer<float> a(1 << 20), b(1 << 20);
+    const auto copy = [&] { launch_copy(a.get(), b.get(), 1 << 20); };
+    TimingPlan plan{0, 5, 0, false, 0.2};
+    const auto start = std::chrono::steady_clock::now();
+    const Timing t = time_on_gpu(copy, plan);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GE(seconds, 0.2);
+    // A 4 MiB copy takes microseconds: 0.2 s is far more than 5 of them.
+    EXPECT_GT(t.reps(), 5 * plan.reps);
+    // The budget still wins: spent after the minimum, it stops there however long the minimum time.
+    plan.budget_s = 1e-9;
+    plan.min_time_s = 60;
+    EXPECT_EQ(time_on_gpu(copy, plan).reps(), TimingPlan::kMinReps);
 }
 
 TEST_F(Harness, TimingInTurnKeepsEachLaunchsTimesApart) {

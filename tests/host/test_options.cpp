@@ -93,6 +93,16 @@ TEST(Options, ReadsOneShapeOfTheBattery) {
     EXPECT_TRUE(parse(Track::Matmul, {"--sanitize"}).options.sanitize);
 }
 
+TEST(Options, TimingGoesOnForAMinimumTime) {
+    EXPECT_EQ(parse(Track::Transpose, {}).options.min_time_s, 1.0);
+    EXPECT_EQ(parse(Track::Transpose, {"--min-time", "0"}).options.min_time_s, 0.0);
+    EXPECT_EQ(parse(Track::Matmul, {"--min-time=2.5"}).options.min_time_s, 2.5);
+    EXPECT_EQ(parse(Track::Matmul, {"--min-time", "-1"}).error, "--min-time: '-1' is not a number of seconds from 0 to 3600");
+    EXPECT_EQ(parse(Track::Matmul, {"--min-time", "1s"}).error, "--min-time: '1s' is not a number of seconds from 0 to 3600");
+    EXPECT_EQ(parse(Track::Transpose, {"--min-time"}).error, "--min-time needs a value");
+    EXPECT_EQ(parse(Track::Transpose, {"--budget", "x"}).error, "--budget: 'x' is not a number of seconds from 0 to 3600");
+}
+
 TEST(Options, AMisalignmentIsZeroToThreeFloats) {
     EXPECT_EQ(parse(Track::Matmul, {"--misalign", "4"}).error, "--misalign: 4 is too large (at most 3)");
     EXPECT_EQ(parse(Track::Matmul, {"--misalign", "-1"}).error, "--misalign: -1 must be at least 0");
