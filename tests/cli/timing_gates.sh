@@ -29,6 +29,7 @@ if [ "$1" = --check ]; then
     if [ -e "$dir/fail" ]; then echo "FAIL: 1 of 14 shapes fail"; exit 1; fi
     echo "PASS: correct on all 14 shapes; memcheck and racecheck clean"; exit 0
 fi
+stamp "options $*"
 stamp "set-up"
 sleep 0.5
 stamp "set-up ends"
@@ -67,6 +68,9 @@ before "$(when step3_transpose "check ends")" "$(when step3_transpose "timed beg
 before "$(when step3_transpose "timed ends")" "$(when solution3_transpose "set-up")" &&
     before "$(when solution3_transpose "timed ends")" "$(when solution2_transpose "set-up")" &&
     ok "then the solution's run, then the last step's, each alone" || bad "timing runs overlapped: $(cat "$dir/log")"
+# A fifth of a second of timing each (the programs' default is a second), so the verdict comes soon after a save.
+[ "$(grep -c "options --min-time 0.2 " "$dir/log")" = 3 ] && ok "each timing run asks for --min-time 0.2" ||
+    bad "the timing runs' options: $(grep options "$dir/log")"
 
 rm -f "$dir/log"
 run_check fail
