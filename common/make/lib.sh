@@ -6,6 +6,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
 # step_rate PROGRAM [options]: the GB/s or GFLOP/s on the step's own row of PROGRAM's CSV output
 # (empty when the program launched no kernel). rate_options: what it adds to the options; rate_of_csv: the reading.
 rate_options=(--csv --no-references --no-host)
+# One launch and no timing loop (the programs time for a second by default): for probes and profiles.
+single_run=(--reps 1 --min-time 0 --warmup 0)
 rate_of_csv() { awk -F, '$3 == "step" { print $10 }' "$@"; }
 step_rate() { "$@" "${rate_options[@]}" | rate_of_csv; }
 
@@ -30,6 +32,6 @@ remembered_step_rate() {
 # there is none; prints nothing and fails when there is one. (no_device_line launch PROGRAM: where it runs.)
 no_device_line() {
     local probe
-    ! probe=$("$@" --size 1 --reps 1 --min-time 0 --warmup 0 --no-references --no-host 2>&1) && grep -m1 "no CUDA device" <<<"$probe"
+    ! probe=$("$@" --size 1 "${single_run[@]}" --no-references --no-host 2>&1) && grep -m1 "no CUDA device" <<<"$probe"
 }
 

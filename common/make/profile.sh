@@ -5,6 +5,7 @@
 set -u
 program=$1 track=$2
 shift 2
+source "$(dirname "$0")/lib.sh"
 if ! command -v ncu >/dev/null 2>&1; then
     echo "error: ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (add /usr/local/cuda/bin to PATH)" >&2
     exit 2
@@ -43,7 +44,7 @@ list=$({ printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | grep -v '^='; conflict_
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-ncu --launch-count 1 --metrics "$list" --csv "$program" "${args[@]}" --reps 1 --min-time 0 --warmup 0 --no-references >"$log" 2>&1
+ncu --launch-count 1 --metrics "$list" --csv "$program" "${args[@]}" "${single_run[@]}" --no-references >"$log" 2>&1
 code=$?
 if grep -q "ERR_NVGPUCTRPERM" "$log"; then
     echo "error: this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)." >&2

@@ -71,7 +71,7 @@ hint_text() {
 # from the program's own table), asked once per session.
 device_limit() {
     [ -n "${limits[$track]+set}" ] ||
-        limits[$track]=$(launch "$build/bin/solution${step}_${track}" --size 64 --reps 1 --min-time 0 --warmup 0 --no-host --csv 2>/dev/null |
+        limits[$track]=$(launch "$build/bin/solution${step}_${track}" --size 64 "${single_run[@]}" --no-host --csv 2>/dev/null |
             awk -F, '$3 == "limit" { printf "%s\t%.0f", $2, $10; exit }')
     echo "${limits[$track]}"
 }
