@@ -12,11 +12,9 @@ struct TimingPlan {
     int reps = 20;          // timed runs, at least
     double budget_s = 5.0;  // stop after this much timed work, never under kMinReps runs; 0 = no limit
     bool flush_l2 = false;
-    // Keep timing past `reps` until this many seconds of wall time have passed since the first timed run.
-    // On the H100 every kernel slows together, by 4-11%, for 30-80 ms about once a second; 20 runs of a
-    // 0.2 ms transpose fall inside or outside one such dip by chance, which moved a median by 2-3% from one
-    // run to the next. A second of runs holds about one dip's worth in every run alike (RESULTS.md). The
-    // programs ask for 1 s; 0 (the default here) times exactly `reps` runs.
+    // Keep timing past `reps` until this many seconds of wall time have passed since the first timed run:
+    // 20 runs of a 0.2 ms transpose last 4 ms, and whatever else the machine does in those 4 ms lands in the
+    // median by chance. The programs ask for 1 s; 0 (the default here) times exactly `reps` runs.
     double min_time_s = 0;
     static constexpr int kMinReps = 3;
 };
@@ -31,7 +29,8 @@ struct Timing {
 // Fills median/min/max from `ms`.
 Timing summarise(std::vector<double> ms);
 
-// Times `run` with CUDA events around each launch. `run` only enqueues work; errors are checked every run.
+// Times `run` with CUDA events around each launch, queued in batches ahead of the GPU so that the host's launch
+// latency stays out of the figure (timing.cu says why). `run` only enqueues work; errors are checked every batch.
 Timing time_on_gpu(const std::function<void()>& run, const TimingPlan& plan);
 
 // Times several launches in turn: each round launches every one of them once, in order, so they all run under

@@ -1,6 +1,7 @@
 // The harness's own GPU pieces: device facts, poison, the copy kernel, timing, cuBLAS references.
 #include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "cublas_reference.hpp"
@@ -97,6 +98,28 @@ TEST_F(Harness, TimingInTurnKeepsEachLaunchsTimesApart) {
     EXPECT_EQ(capped[0].reps(), TimingPlan::kMinReps);
     EXPECT_EQ(capped[1].reps(), TimingPlan::kMinReps);
     EXPECT_TRUE(time_on_gpu_in_turn({}, TimingPlan{}).empty());
+}
+
+TEST_F(Harness, TimingLeavesTheHostsLaunchTimeOut) {
+    // The second launch spends 100 us on the host before its tiny copy reaches the GPU. Its events must time the
+    // copy, not that wait: queued behind the first launch's long copies, its start event is only reached after
+    // the copy is already there. Timed launch by launch, with the GPU idle at each start event, every run of it
+    // held the wait as well, 0.1 ms or more.
+    const int64_t small = 1 << 10, large = 64 << 20;
+    DeviceBuffer<float> a(large), b(large);
+    const auto long_copies = [&] {
+        for (int i = 0; i < 4; ++i) launch_copy(a.get(), b.get(), large);
+    };
+    const auto slow_host_then_tiny_copy = [&] {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        launch_copy(a.get(), b.get(), small);
+    };
+    const std::vector<Timing> t =
+        time_on_gpu_in_turn({long_copies, slow_host_then_tiny_copy}, TimingPlan{1, 30, 0, false});
+    ASSERT_EQ(t.size(), 2u);
+    EXPECT_EQ(t[1].reps(), 30);
+    EXPECT_LT(t[1].median_ms, 0.05) << "the host's 0.1 ms before the launch was timed as the kernel's";
+    EXPECT_GT(t[0].median_ms, 0.2) << "the long copies must outlast the host's wait for the test to mean anything";
 }
 
 TEST_F(Harness, CublasTransposeAndSgemmAgreeWithTheCpu) {
