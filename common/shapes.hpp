@@ -61,6 +61,6 @@ inline const std::vector<MatmulShape>& matmul_battery() {
     return shapes;
 }
 
-inline MatmulShape matmul_sanitizer_shape() { return {67, 45, 37}; }
+inline MatmulShape matmul_sanitizer_shape() { return {67, 45, 77}; }  // 10 k tiles of 8: step 5 splits it in two
 
 }  // namespace workshop

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
 
@@ -42,11 +43,77 @@ bool timed_enough(Clock::time_point first, int done, const TimingPlan& plan) {
 // every timing then held the host's launch latency too, a few microseconds that vary with the CPU's state.
 // On the H100 that was 2% of a 0.19 ms copy, and it moved the medians at transpose 8192 by up to 2-3.5% from
 // one process to the next; queued ahead, 0.1-0.2% (RESULTS.md). Each launch then starts as the one before it
-// ends, and its events time it alone, as long as the host enqueues faster than the GPU runs. Only the first
-// launch of a batch starts from idle; a batch is about 20 ms of work, so that is at most one run in a few dozen,
-// which the median ignores.
+// ends, and its events time it alone, as long as the GPU never catches up with the host: the hold below sees
+// to that.
 constexpr double kBatchSeconds = 0.02;
 constexpr int kMaxBatchRounds = 64;
+
+// Why a batch is held back until it is all queued. Queuing alone keeps the GPU busy only while the host enqueues
+// faster than the GPU runs. A 1024 x 1024 transpose lasts about 5 microseconds, not much longer than the host takes
+// to enqueue it, so the GPU can catch up and sit idle, and the start events are again stamped before their launches
+// have left the CPU. (On the H100, in two runs without the hold, cudaMemcpy at transpose 1024 read 1713 and 1372
+// GB/s, and cuBLAS FP32 at matmul 256^3 2970 and 2149 GFLOP/s; with it, within 2.3%.) So each batch begins with a
+// kernel that waits on the GPU until the host says the batch is queued (a flag in host memory the GPU can read);
+// then the launches run back to back, each timed alone. The wait has a limit: a run that synchronises the device
+// itself (a student's launch may call cudaDeviceSynchronize) would otherwise wait for a kernel that waits for it.
+// When the limit is reached the batch goes on anyway, as it did without the hold, and the rest of the call times
+// without it.
+constexpr unsigned long long kHoldLimitNs = 100'000'000;  // 0.1 s: queuing a batch takes milliseconds (the tests: 3 ms)
+
+__global__ void hold_until_open(const volatile int* open, int* timed_out, unsigned long long limit_ns) {
+    unsigned long long start = 0, now = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (!*open) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - start > limit_ns) {
+            *timed_out = 1;
+            return;
+        }
+        __nanosleep(1000);
+    }
+}
+
+class QueueHold {
+public:
+    QueueHold() {
+        void* host = nullptr;
+        if (cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped) != cudaSuccess) {
+            (void)cudaGetLastError();  // no pinned memory: time without the hold
+            return;
+        }
+        flags_ = static_cast<volatile int*>(host);
+        CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags_), host, 0));
+        enabled_ = true;
+    }
+    ~QueueHold() {
+        if (flags_) cudaFreeHost(const_cast<int*>(flags_));
+    }
+    QueueHold(const QueueHold&) = delete;
+    QueueHold& operator=(const QueueHold&) = delete;
+
+    // Before a batch is queued: the GPU will wait here.
+    void close() {
+        if (!enabled_) return;
+        flags_[0] = 0, flags_[1] = 0;  // the last hold kernel has ended: its batch was waited for
+        hold_until_open<<<1, 1>>>(device_flags_, device_flags_ + 1, kHoldLimitNs);
+        CUDA_CHECK(cudaGetLastError());
+    }
+    // After the batch is queued: the GPU may go.
+    void open() {
+        if (!enabled_) return;
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        flags_[0] = 1;
+    }
+    // After the batch has run: a hold that ran out of time switches the hold off for the rest of the call.
+    void check() {
+        if (enabled_ && flags_[1]) enabled_ = false;
+    }
+
+private:
+    volatile int* flags_ = nullptr;  // [0]: open, [1]: timed out
+    int* device_flags_ = nullptr;
+    bool enabled_ = false;
+};
 
 // How many rounds to queue next: about kBatchSeconds of them, judged by the rounds so far (one round alone
 // first), but never past `reps` while short of it (0 s of minimum time gives exactly `reps` runs) nor past
@@ -95,12 +162,14 @@ std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>
     CUDA_CHECK(cudaDeviceSynchronize());
 
     const BatchEvents events(kMaxBatchRounds * runs.size());
+    QueueHold hold;
     std::vector<std::vector<double>> ms(runs.size());
     double spent_s = 0;  // per launch: all the launches' time over the number of launches in a round
     int done = 0;        // rounds timed
     const auto first = Clock::now();
     while (!timed_enough(first, done, plan) && !over_budget(spent_s, done, plan)) {
         const int rounds = rounds_in_next_batch(done, spent_s, runs.size(), plan);
+        hold.close();
         size_t launch = 0;
         for (int r = 0; r < rounds; ++r) {
             for (const auto& run : runs) {
@@ -111,8 +180,10 @@ std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>
                 ++launch;
             }
         }
+        hold.open();
         CUDA_CHECK(cudaGetLastError());
         CUDA_CHECK(cudaEventSynchronize(events.stop(launch - 1)));
+        hold.check();
         for (size_t l = 0; l < launch; ++l) {
             float elapsed = 0;
             CUDA_CHECK(cudaEventElapsedTime(&elapsed, events.start(l), events.stop(l)));

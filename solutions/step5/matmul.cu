@@ -10,10 +10,11 @@
 // (4) everything sized at compile time, with __launch_bounds__ so two blocks fit on each SM. A fifth, (5), keeps
 // odd sizes fast: matrices whose columns do not start 16-byte aligned are first copied into ones whose do. A
 // sixth, (6), is only the order of the multiply-adds in the core, worth 2% on the H100. A seventh, (7), is for
-// the last wave of blocks: when it would leave most of the GPU idle, its tiles are split along k. An eighth,
-// (8), is not in this file but in how it is built: CMakeLists.txt asks ptxas, which turns the PTX into machine
-// code, for a register-usage level of 3 instead of 5. The instructions stay the same; their registers and
-// order change, and on the H100 the kernel ran about 2% faster (see (6) for why that can matter).
+// the last wave of blocks (or the only one, in a small product): when it would leave most of the GPU idle, its
+// tiles are split along k. An eighth, (8), is not in this file but in how it is built: CMakeLists.txt asks
+// ptxas, which turns the PTX into machine code, for a register-usage level of 3 instead of 5. The instructions
+// stay the same; their registers and order change, and on the H100 the kernel ran about 2% faster (see (6) for
+// why that can matter).
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/matmul.cu)
@@ -245,6 +246,8 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 // H100 and a fifth of 33. So when the last wave would fill at most half of the GPU, its tiles are split along k
 // ("split-K"): each becomes `splits` blocks that sum a share of the k tiles into a slot of their own, and a
 // small kernel adds the slots up into C. The full waves run first, unchanged; then one short wave fills the GPU.
+// A small product is all tail: at 1024^3 the 64 tiles fill a quarter of one wave, and split in four they fill
+// it (on the H100, 55% of cuBLAS FP32 before, 99% after).
 static __global__ void add_partial_tiles(const float* __restrict__ work, int splits, float* __restrict__ C, int M,
                                          int N, int first_tile, int tiles, int tiles_down) {
     constexpr int BM = Config::BM, BN = Config::BN;
@@ -281,22 +284,28 @@ static int blocks_per_wave() {
 struct TailSplit {
     int tiles = 0, splits = 1;
 };
+// A part gets at least kMinKTilesPerPart k tiles: a block also pays for filling its pipeline and writing its
+// 64 KB slot, which the adding kernel reads back, and with fewer k tiles than this those costs outweigh the math
+// (on the H100 at 128 x 128 x 4096, parts of 1 or 2 k tiles read 65-67% of cuBLAS FP32, parts of 4 87%).
+constexpr int kMinKTilesPerPart = 4;
 static TailSplit tail_split(int tiles, int tiles_k, int wave) {
     const int tail = wave > 0 ? tiles % wave : 0;
-    if (tiles < wave || tail == 0 || 2 * tail > wave) return {};  // no full wave, or the last one is full enough
-    return {tail, std::min(wave / tail, tiles_k)};
+    if (tail == 0 || 2 * tail > wave) return {};  // the last (or only) wave is full enough
+    return {tail, std::min(wave / tail, std::max(1, tiles_k / kMinKTilesPerPart))};
 }
 
 // The tail's two launches: `tail.splits` blocks for each of the last `tail.tiles` tiles, then their sums.
-static void split_tail(const float* A, const float* B, float* C, int c_rows, int M, int N, int K, float* work,
-                       int first_tile, int tiles_down, TailSplit tail) {
-    matmul_2d_tiles<Config, true, true><<<tail.tiles * tail.splits, Config::THREADS>>>(A, B, C, M, N, K, c_rows, work,
-                                                                                     first_tile, tail.splits);
+static LaunchInfo split_tail(const float* A, const float* B, float* C, int c_rows, int M, int N, int K, float* work,
+                             int first_tile, int tiles_down, TailSplit tail) {
+    const auto kernel = matmul_2d_tiles<Config, true, true>;
+    const dim3 grid(tail.tiles * tail.splits), block(Config::THREADS);
+    kernel<<<grid, block>>>(A, B, C, M, N, K, c_rows, work, first_tile, tail.splits);
     CUDA_CHECK_LAUNCH();
     const int elements = tail.tiles * Config::BM * Config::BN;
     add_partial_tiles<<<(elements - 1) / 256 + 1, 256>>>(work, tail.splits, C, c_rows, N, first_tile, tail.tiles,
                                                         tiles_down);
     CUDA_CHECK_LAUNCH();
+    return launched(kernel, grid, block);
 }
 
 // Launches the kernel over the tiles of C (c_rows x N). `work` has room for a wave of tiles; nullptr (no memory
@@ -307,11 +316,19 @@ static LaunchInfo launch(const float* A, const float* B, float* C, int c_rows, i
     const int tiles_down = (M - 1) / Config::BM + 1, tiles = tiles_down * ((N - 1) / Config::BN + 1);
     const int tiles_k = (K - 1) / Config::BK + 1;
     const TailSplit tail = work ? tail_split(tiles, tiles_k, blocks_per_wave()) : TailSplit{};
-    const dim3 grid(tiles - (tail.splits > 1 ? tail.tiles : 0)), block(Config::THREADS);
-    kernel<<<grid, block>>>(A, B, C, M, N, K, c_rows, nullptr, 0, 1);
-    CUDA_CHECK_LAUNCH();
-    if (tail.splits > 1) split_tail(A, B, C, c_rows, M, N, K, work, int(grid.x), tiles_down, tail);
-    return launched(kernel, grid, block);  // the model describes the main kernel
+    const int whole = tiles - (tail.splits > 1 ? tail.tiles : 0);  // the tiles that are one block each
+    LaunchInfo info;
+    if (whole > 0) {
+        const dim3 grid(whole), block(Config::THREADS);
+        kernel<<<grid, block>>>(A, B, C, M, N, K, c_rows, nullptr, 0, 1);
+        CUDA_CHECK_LAUNCH();
+        info = launched(kernel, grid, block);
+    }
+    if (tail.splits > 1) {
+        const LaunchInfo split = split_tail(A, B, C, c_rows, M, N, K, work, whole, tiles_down, tail);
+        if (whole == 0) info = split;
+    }
+    return info;  // the model describes the main kernel, or the split one when every tile is split
 }
 
 // (5) Odd sizes. With M = 4097, column k of A starts k * 4097 floats in: at a different place in a 16-byte

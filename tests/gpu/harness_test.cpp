@@ -122,6 +122,39 @@ TEST_F(Harness, TimingLeavesTheHostsLaunchTimeOut) {
     EXPECT_GT(t[0].median_ms, 0.2) << "the long copies must outlast the host's wait for the test to mean anything";
 }
 
+TEST_F(Harness, TimingHoldsTheGpuUntilTheBatchIsQueued) {
+    // The same slow host, with nothing queued ahead: a tiny copy alone finishes long before the host has queued
+    // the next one, so without the hold the GPU sat idle at every start event and each run timed the host's
+    // 0.1 ms too.
+    const int64_t small = 1 << 10;
+    DeviceBuffer<float> a(small), b(small);
+    const auto slow_host_then_tiny_copy = [&] {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        launch_copy(a.get(), b.get(), small);
+    };
+    const Timing t = time_on_gpu(slow_host_then_tiny_copy, TimingPlan{1, 30, 0, false});
+    EXPECT_EQ(t.reps(), 30);
+    EXPECT_LT(t.median_ms, 0.05) << "the host's 0.1 ms before the launch was timed as the kernel's";
+}
+
+TEST_F(Harness, TimingGoesOnWhenARunSynchronisesTheDevice) {
+    // A launch function that waits for the device itself (as a student's may) must not wait for ever on the
+    // kernel that holds the GPU for the host: the hold gives up after its limit, once, and timing goes on
+    // without it. 200 runs are several batches; held at each, they would take half a second or more.
+    const int64_t small = 1 << 10;
+    DeviceBuffer<float> a(small), b(small);
+    const auto synchronising_copy = [&] {
+        launch_copy(a.get(), b.get(), small);
+        CUDA_CHECK(cudaDeviceSynchronize());
+    };
+    const auto begin = std::chrono::steady_clock::now();
+    const Timing t = time_on_gpu(synchronising_copy, TimingPlan{1, 200, 0, false});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    EXPECT_EQ(t.reps(), 200);
+    EXPECT_LT(seconds, 0.35) << "the hold waited more than once for a run that synchronises";
+    EXPECT_GT(t.median_ms, 0.0);
+}
+
 TEST_F(Harness, CublasTransposeAndSgemmAgreeWithTheCpu) {
     const int rows = 33, cols = 70;
     std::vector<float> in(rows * cols), out(rows * cols);
