@@ -143,7 +143,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
         details.push_back(fmt::format("model: at best {:.0f} flop per DRAM byte (each matrix moved once) against a machine "
                                       "balance of {:.1f} flop/byte; likely limiter: {} (if the kernel reuses what it "
                                       "loads; the FP32 peak is the ceiling)",
-                                      intensity, balance, limiter_name(likely_limiter(intensity, balance, model.waves.count))));
+                                      intensity, balance, limiter_name(likely_limiter(intensity, balance, model.blocks, dev.sm_count))));
     }
     if (o.host_rows) add_host_rows(o, dev, in, rows);
     if (o.references) add_reference_rows(o, dev, timings.references, rows);

@@ -22,8 +22,8 @@ double theoretical_occupancy(int blocks_per_sm, int threads_per_block, int max_t
     return std::min(1.0, resident / (max_threads_per_sm / 32.0));
 }
 
-Limiter likely_limiter(double intensity, double balance, double waves) {
-    if (waves < 1.0) return Limiter::Latency;
+Limiter likely_limiter(double intensity, double balance, int64_t blocks, int sm_count) {
+    if (blocks < sm_count) return Limiter::Latency;
     return intensity < balance ? Limiter::Memory : Limiter::Math;
 }
 
@@ -31,7 +31,7 @@ const char* limiter_name(Limiter limiter) {
     switch (limiter) {
         case Limiter::Memory: return "memory bandwidth";
         case Limiter::Math: return "FP32 math";
-        case Limiter::Latency: return "latency (too few blocks to fill the GPU)";
+        case Limiter::Latency: return "latency (fewer blocks than SMs: some SMs have nothing to do)";
     }
     return "?";
 }

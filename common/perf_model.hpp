@@ -26,9 +26,10 @@ inline double machine_balance(double peak_gflops, double peak_gbps) { return pea
 
 enum class Limiter { Memory, Math, Latency };
 
-// Below the machine balance a kernel can at best saturate memory; above it, math. A launch that cannot fill
-// the GPU once (less than one wave) is limited by latency before either.
-Limiter likely_limiter(double intensity, double balance, double waves);
+// Below the machine balance a kernel can at best saturate memory; above it, math. A launch with fewer blocks than
+// the GPU has SMs leaves some SMs with nothing to do, and is limited by latency before either. (A launch of one
+// wave or a little less is not: every SM has blocks, as in step 5's split matmul at 1024^3, 256 blocks on 132 SMs.)
+Limiter likely_limiter(double intensity, double balance, int64_t blocks, int sm_count);
 const char* limiter_name(Limiter limiter);
 
 }  // namespace workshop

@@ -149,7 +149,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
         details.push_back("launch: " + describe_launch(model));
         details.push_back(fmt::format("model: 0 flop per byte moved against a machine balance of {:.1f} flop/byte, so the "
                                       "copy kernel's bandwidth is the ceiling; likely limiter: {}",
-                                      balance, limiter_name(likely_limiter(0.0, balance, model.waves.count))));
+                                      balance, limiter_name(likely_limiter(0.0, balance, model.blocks, dev.sm_count))));
     }
     if (o.host_rows) add_transfer_rows(o, dev, in, problem.d_in(), rows, details);
     if (o.references) add_reference_rows(o, dev, timings.references, rows);

@@ -54,9 +54,11 @@ TEST(PerfModel, OccupancyIsResidentWarpsOverSlots) {
 }
 
 TEST(PerfModel, LimiterFollowsIntensityAgainstBalance) {
-    EXPECT_EQ(likely_limiter(0.0, 20.0, 100), Limiter::Memory);
-    EXPECT_EQ(likely_limiter(600.0, 20.0, 100), Limiter::Math);
-    EXPECT_EQ(likely_limiter(600.0, 20.0, 0.03), Limiter::Latency);  // 4 blocks on 132 SMs: the slides' step 1
+    EXPECT_EQ(likely_limiter(0.0, 20.0, 26400, 132), Limiter::Memory);
+    EXPECT_EQ(likely_limiter(600.0, 20.0, 26400, 132), Limiter::Math);
+    EXPECT_EQ(likely_limiter(600.0, 20.0, 4, 132), Limiter::Latency);  // 4 blocks on 132 SMs: the slides' step 1
+    EXPECT_EQ(likely_limiter(600.0, 20.0, 131, 132), Limiter::Latency);
+    EXPECT_EQ(likely_limiter(600.0, 20.0, 256, 132), Limiter::Math);  // 0.97 waves of 2 blocks per SM: every SM busy
     EXPECT_DOUBLE_EQ(machine_balance(66908.16, 3352.32), 66908.16 / 3352.32);
 }
 
