@@ -1,6 +1,7 @@
 // The harness's own GPU pieces: device facts, poison, the copy kernel, timing, cuBLAS references.
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -100,22 +101,26 @@ TEST_F(Harness, TimingInTurnKeepsEachLaunchsTimesApart) {
     EXPECT_TRUE(time_on_gpu_in_turn({}, TimingPlan{}).empty());
 }
 
+// A launch function whose host side is slow: 100 us pass before its tiny copy is queued.
+static std::function<void()> slow_host_then_tiny_copy(DeviceBuffer<float>& a, DeviceBuffer<float>& b) {
+    return [&a, &b] {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        launch_copy(a.get(), b.get(), 1 << 10);
+    };
+}
+
 TEST_F(Harness, TimingLeavesTheHostsLaunchTimeOut) {
     // The second launch spends 100 us on the host before its tiny copy reaches the GPU. Its events must time the
     // copy, not that wait: queued behind the first launch's long copies, its start event is only reached after
     // the copy is already there. Timed launch by launch, with the GPU idle at each start event, every run of it
     // held the wait as well, 0.1 ms or more.
-    const int64_t small = 1 << 10, large = 64 << 20;
+    const int64_t large = 64 << 20;
     DeviceBuffer<float> a(large), b(large);
     const auto long_copies = [&] {
         for (int i = 0; i < 4; ++i) launch_copy(a.get(), b.get(), large);
     };
-    const auto slow_host_then_tiny_copy = [&] {
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-        launch_copy(a.get(), b.get(), small);
-    };
     const std::vector<Timing> t =
-        time_on_gpu_in_turn({long_copies, slow_host_then_tiny_copy}, TimingPlan{1, 30, 0, false});
+        time_on_gpu_in_turn({long_copies, slow_host_then_tiny_copy(a, b)}, TimingPlan{1, 30, 0, false});
     ASSERT_EQ(t.size(), 2u);
     EXPECT_EQ(t[1].reps(), 30);
     EXPECT_LT(t[1].median_ms, 0.05) << "the host's 0.1 ms before the launch was timed as the kernel's";
@@ -126,13 +131,8 @@ TEST_F(Harness, TimingHoldsTheGpuUntilTheBatchIsQueued) {
     // The same slow host, with nothing queued ahead: a tiny copy alone finishes long before the host has queued
     // the next one, so without the hold the GPU sat idle at every start event and each run timed the host's
     // 0.1 ms too.
-    const int64_t small = 1 << 10;
-    DeviceBuffer<float> a(small), b(small);
-    const auto slow_host_then_tiny_copy = [&] {
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-        launch_copy(a.get(), b.get(), small);
-    };
-    const Timing t = time_on_gpu(slow_host_then_tiny_copy, TimingPlan{1, 30, 0, false});
+    DeviceBuffer<float> a(1 << 10), b(1 << 10);
+    const Timing t = time_on_gpu(slow_host_then_tiny_copy(a, b), TimingPlan{1, 30, 0, false});
     EXPECT_EQ(t.reps(), 30);
     EXPECT_LT(t.median_ms, 0.05) << "the host's 0.1 ms before the launch was timed as the kernel's";
 }
