@@ -13,8 +13,8 @@
 #include "step_api.cuh"
 
 // TODO(step 5) 1: Replace these constants by the new shape, kept together in one struct so the kernel can be
-//                 a template over it: BM = BN = 128 and BK = 8 (block tile), WM = WN = 64 (the part of the
-//                 block tile one warp owns), TM = 8 and TN = 16 (one thread's tile), THREADS =
+//                 a template over it: BM = BN = 128 and BK = 8 (block tile), WM = 128 and WN = 32 (the part
+//                 of the block tile one warp owns), TM = 8 and TN = 16 (one thread's tile), THREADS =
 //                 (BM / WM) * (BN / WN) * 32 = 128. (A first version without warp tiles works too: 16 x 16
 //                 threads, each on the 8 x 8 tile at (8 * (t % 16), 8 * (t / 16)); it reaches less.)
 // All compile-time constants: the compiler unrolls the loops over them and keeps acc[] in registers (an array
@@ -45,10 +45,10 @@ static __global__ void __launch_bounds__(THREADS)
     // Computing: thread t owns row t % BM of the tile and the TN columns from (t / BM) * TN. The 32 threads of
     // a warp take 32 consecutive rows and the same columns.
     // TODO(step 5) 4: Give each thread a TM x TN tile inside its warp's WM x WN tile: warp w = threadIdx.x / 32
-    //                 starts at row (w % (BM / WM)) * WM and column (w / (BM / WM)) * WN; with the lanes as an
-    //                 8 x 4 grid, lane l takes the 4-row groups at (l % 8) * 4 + g * 32 (g = 0, 1) and the
-    //                 4-column groups at (l / 8) * 4 + g * 16 (g = 0..3) inside it. A float4 read of A then
-    //                 touches only 8 different float4s per warp and one of B only 4: no bank conflicts.
+    //                 starts at row (w % (BM / WM)) * WM and column (w / (BM / WM)) * WN; with the lanes as a
+    //                 16 x 2 grid, lane l takes the 4-row groups at (l % 16) * 4 + g * 64 (g = 0, 1) and the
+    //                 4-column groups at (l / 16) * 4 + g * 8 (g = 0..3) inside it. A float4 read of A then
+    //                 touches only 16 different float4s per warp and one of B only 2: no bank conflicts.
     const int ii = threadIdx.x % BM;
     const int jj0 = (threadIdx.x / BM) * TN;
     // Loading: thread t copies A(row0 + t % BM, k0 + t / BM) and B(k0 + t % BK, col0 + t / BK). Consecutive
