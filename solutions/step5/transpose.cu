@@ -4,10 +4,10 @@
 // from DRAM (bandwidth = bytes in flight / latency). Give each thread several elements: a block of 64 x 8
 // threads moves a 64 x 64 tile, 8 elements per thread. The unrolled loops give each thread several loads in
 // flight at once, the barrier and the index arithmetic are paid once per 8 elements, and every warp's access
-// is still one coalesced 128-byte line. Three more, smaller ingredients, each worth a point or two of the copy
-// and none of them the lesson: the blocks are numbered down the columns of tiles (see TileOrder), so that the
-// blocks running at the same time write long stretches of the same output rows; the loads ask L2 to keep the
-// input's lines until the block has them (l2_priority); and the tiles inside the matrix skip the edge guards.
+// is still one coalesced 128-byte line. Three more, smaller ingredients, none of them the lesson (the README
+// measures each): the blocks are numbered down the columns of tiles (see TileOrder), so that the blocks running
+// at the same time write long stretches of the same output rows; the loads ask L2 to keep the input's lines
+// until the block has them (l2_priority); and the tiles inside the matrix skip the edge guards.
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/transpose.cu)
