@@ -93,8 +93,8 @@ __device__ void move_tile(float (&tile)[TILE][TILE + 1], const float* __restrict
     // lanes 8-15 take the line of each pass's last float as well.
     constexpr int PASSES = TILE / BLOCK_ROWS;
     const int lane = x % 32, warp_c0 = c0 + x - lane;
-    const bool rows_are_whole_lines = cols % 32 == 0 && reinterpret_cast<std::uintptr_t>(in) % 128 == 0;
-    if (lane < (rows_are_whole_lines ? PASSES : 2 * PASSES)) {
+    const bool in_rows_are_whole_lines = cols % 32 == 0 && reinterpret_cast<std::uintptr_t>(in) % 128 == 0;
+    if (lane < (in_rows_are_whole_lines ? PASSES : 2 * PASSES)) {
         const int r = r0 + y + (lane % PASSES) * BLOCK_ROWS;
         const int c = min(warp_c0 + (lane / PASSES) * 31, cols - 1);
         if (!GUARDED || (r < rows && warp_c0 < cols)) l2_priority::make_line_normal(&in[r * cols + c]);
