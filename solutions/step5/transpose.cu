@@ -7,7 +7,8 @@
 // is still one coalesced 128-byte line. Three more, smaller ingredients, none of them the lesson (the README
 // measures each): the blocks are numbered down the columns of tiles (see TileOrder), so that the blocks running
 // at the same time write long stretches of the same output rows; the loads ask L2 to keep the input's lines
-// until the block has them (l2_priority); and the tiles inside the matrix skip the edge guards.
+// until the block has them, when the matrices are larger than L2 (l2_priority); and the tiles inside the matrix
+// skip the edge guards.
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/transpose.cu)
