@@ -8,6 +8,7 @@
 
 #include "cuda_check.cuh"
 #include "metrics.hpp"
+#include "step_api.cuh"
 
 namespace workshop {
 
@@ -66,3 +67,13 @@ std::string describe(const DeviceFacts& d) {
 }
 
 }  // namespace workshop
+
+int attribute_of_this_gpu(cudaDeviceAttr attribute) {
+    int device = 0, value = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
+        (void)cudaGetLastError();  // not an error for the caller: it goes without
+        return 0;
+    }
+    return value;
+}

@@ -18,6 +18,10 @@ struct LaunchInfo {
     size_t shared_bytes = 0;  // dynamic shared memory passed at launch
 };
 
+// One attribute of the GPU in use (cudaDevAttrL2CacheSize, cudaDevAttrMultiProcessorCount, ...), for a launch
+// function that adapts to the GPU it runs on. 0 when CUDA cannot say: the caller then falls back to a plain launch.
+int attribute_of_this_gpu(cudaDeviceAttr attribute);
+
 // Builds a LaunchInfo from the same values passed to <<<grid, block, shared_bytes>>>.
 template <typename... Params>
 LaunchInfo launched(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes = 0) {

@@ -280,11 +280,9 @@ struct Wave {
 static Wave wave_on_this_gpu() {
     static const Wave wave = [] {
         Wave w;
-        int device = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&w.sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&w.per_sm, matmul_2d_tiles<Config, true, false>,
-                                                          Config::THREADS, 0) != cudaSuccess) {
+        w.sms = attribute_of_this_gpu(cudaDevAttrMultiProcessorCount);
+        if (w.sms == 0 || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&w.per_sm, matmul_2d_tiles<Config, true, false>,
+                                                                        Config::THREADS, 0) != cudaSuccess) {
             (void)cudaGetLastError();
             return Wave{};
         }
@@ -327,15 +325,7 @@ static TailSplit tail_split(int tiles, int tiles_k, Wave wave) {
 
 // Whether this GPU can start a kernel before the one it depends on has finished (compute capability 9.0 on).
 static bool has_dependent_launch() {
-    static const bool has = [] {
-        int device = 0, major = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return false;
-        }
-        return major >= 9;
-    }();
+    static const bool has = attribute_of_this_gpu(cudaDevAttrComputeCapabilityMajor) >= 9;
     return has;
 }
 

@@ -207,15 +207,7 @@ static __global__ void transpose_line_aligned_writes(const float* __restrict__ i
 
 // L2's size on this GPU, asked once (the program uses one device); 0 when unknown.
 static int l2_bytes_on_this_gpu() {
-    static const int bytes = [] {
-        int device = 0, l2 = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return 0;
-        }
-        return l2;
-    }();
+    static const int bytes = attribute_of_this_gpu(cudaDevAttrL2CacheSize);
     return bytes;
 }
 

@@ -11,6 +11,7 @@
 #include "device_kernels.cuh"
 #include "gpu_test_support.hpp"
 #include "matrix_data.hpp"
+#include "step_api.cuh"
 #include "cpu_reference.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
@@ -27,6 +28,17 @@ TEST_F(Harness, DeviceFactsAreSane) {
     EXPECT_GT(d.dram_gbps, 100.0);
     EXPECT_GT(d.fp32_gflops, 1000.0);
     EXPECT_GT(d.free_bytes, 0u);
+}
+
+// What the step 5 solutions size their launches by: the same values as the device facts, and 0, with no error left
+// behind for the next launch check to find, when CUDA cannot answer.
+TEST_F(Harness, AttributeOfThisGpuAgreesWithTheDeviceFacts) {
+    const DeviceFacts d = require_device();
+    EXPECT_EQ(attribute_of_this_gpu(cudaDevAttrMultiProcessorCount), d.sm_count);
+    EXPECT_EQ(attribute_of_this_gpu(cudaDevAttrL2CacheSize), d.l2_bytes);
+    EXPECT_EQ(attribute_of_this_gpu(cudaDevAttrComputeCapabilityMajor), d.cc_major);
+    EXPECT_EQ(attribute_of_this_gpu(static_cast<cudaDeviceAttr>(-1)), 0);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 TEST_F(Harness, PoisonReadsBackAsNaN) {
