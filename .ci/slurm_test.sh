@@ -122,6 +122,12 @@ expect() {
         failures=$((failures + 1))
     fi
 }
+# exactly_one_line NAME: the last expect's output was a single line, as a refused or stopped job must print.
+exactly_one_line() {
+    local lines
+    lines=$(wc -l <"$tmp/out")
+    [ "$lines" = 1 ] && echo "ok   $1: exactly one line" || { echo "FAIL $1: $lines lines"; failures=$((failures + 1)); }
+}
 # same_as_here NAME COMMAND...: COMMAND through the launcher prints and exits exactly as it does without one.
 same_as_here() {
     local name=$1 here there
@@ -210,23 +216,20 @@ expect "its log in build/results" 0 "no CUDA device" cat build/results/job.log
 echo "== refused jobs"
 expect "bad partition: one line" 6 "^error: srun refused the job: .*Invalid partition name specified" \
     env WORKSHOP_LAUNCHER="srun --partition=nosuch" $launch build/bin/solution2_transpose
-lines=$(wc -l <"$tmp/out")
-[ "$lines" = 1 ] && echo "ok   bad partition: exactly one line" || { echo "FAIL bad partition: $lines lines"; failures=$((failures + 1)); }
+exactly_one_line "bad partition"
 expect "bad partition: make check" 2 "^error: srun refused the job: .*Invalid partition" \
     env WORKSHOP_LAUNCHER="srun --partition=nosuch" make -C step3 check
 
 echo "== waiting for the job over its time limit"
-# Started in the background above, so its exit and output are checked here rather than through expect.
-wait "$timeout_job"
-code=$?
-lines=$(wc -l <"$tmp/timeout.out")
-if [ $code = 6 ] && [ "$lines" = 1 ] && grep -qE "^error: srun stopped the job: .*DUE TO TIME LIMIT" "$tmp/timeout.out"; then
-    echo "ok   time limit: exit 6, one line: $(cut -c1-150 "$tmp/timeout.out")"
-else
-    echo "FAIL time limit: exit $code (expected 6), $lines lines (expected one error line about the time limit):"
-    sed 's/^/     | /' "$tmp/timeout.out" | tail -n 20
-    failures=$((failures + 1))
-fi
+# The job started in the background above: its exit is wait's, its output what it wrote meanwhile.
+timed_out_job() {
+    wait "$timeout_job"
+    local code=$?
+    cat "$tmp/timeout.out"
+    return $code
+}
+expect "time limit: one line" 6 "^error: srun stopped the job: .*DUE TO TIME LIMIT" timed_out_job
+exactly_one_line "time limit"
 
 echo "== jobs the cluster ran"
 scontrol -o show jobs | sed -E 's/.*(JobId=[0-9]+) (JobName=[^ ]+).*(JobState=[A-Z]+).*(ExitCode=[0-9:]+).*(Partition=[^ ]+).*/  \1 \2 \3 \4 \5/' | sed 's/JobName=/name=/'
