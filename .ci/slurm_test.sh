@@ -108,6 +108,12 @@ fi
 sinfo
 
 failures=0
+# fail MESSAGE [FILE]: one failed check; FILE, when given, is what the command printed (its last 20 lines shown).
+fail() {
+    echo "FAIL $1"
+    [ -z "${2:-}" ] || sed 's/^/     | /' "$2" | tail -n 20
+    failures=$((failures + 1))
+}
 # expect NAME EXIT REGEX COMMAND...: runs COMMAND; it must exit with EXIT and its output must match REGEX.
 expect() {
     local name=$1 want=$2 pattern=$3 got
@@ -117,9 +123,7 @@ expect() {
     if [ "$got" = "$want" ] && grep -qE -- "$pattern" "$tmp/out"; then
         echo "ok   $name: exit $got, $(grep -m1 -E -- "$pattern" "$tmp/out" | cut -c1-150)"
     else
-        echo "FAIL $name: exit $got (expected $want), output should match '$pattern':"
-        sed 's/^/     | /' "$tmp/out" | tail -n 20
-        failures=$((failures + 1))
+        fail "$name: exit $got (expected $want), output should match '$pattern':" "$tmp/out"
     fi
 }
 # exactly_one_line NAME: the last expect's output was a single line, as a refused or stopped job must print.
@@ -131,9 +135,7 @@ exactly_one_line() {
     if [ "$lines" = 1 ]; then
         echo "ok   $1: exactly one line"
     else
-        echo "FAIL $1: $lines lines:"
-        sed 's/^/     | /' "$tmp/out" | tail -n 20
-        failures=$((failures + 1))
+        fail "$1: $lines lines:" "$tmp/out"
     fi
 }
 # same_as_here NAME COMMAND...: COMMAND through the launcher prints and exits exactly as it does without one.
@@ -147,9 +149,8 @@ same_as_here() {
     if [ "$here" = "$there" ] && diff -q "$tmp/here" "$tmp/there" >/dev/null; then
         echo "ok   $name: exit $there through srun, output identical to running it here ($(wc -l <"$tmp/there") lines)"
     else
-        echo "FAIL $name: exit $there through srun, $here here; differences:"
+        fail "$name: exit $there through srun, $here here; differences:"
         diff "$tmp/here" "$tmp/there" | head -n 20 | sed 's/^/     | /'
-        failures=$((failures + 1))
     fi
 }
 
@@ -159,7 +160,7 @@ ran_as_job() {
     local jobs
     jobs=$(scontrol -o show jobs)
     if grep -q "JobName=$2 " <<<"$jobs"; then echo "ok   $1 ran as a Slurm job ($2)"
-    else echo "FAIL $1: no Slurm job named $2"; failures=$((failures + 1)); fi
+    else fail "$1: no Slurm job named $2"; fi
 }
 
 launch=common/make/launch.sh
@@ -184,8 +185,7 @@ ran_as_job "make status" status.sh
 
 echo "== make run, with the launcher from workshop.conf"
 if [ -e workshop.conf ]; then
-    echo "FAIL make run from workshop.conf: this checkout already has a workshop.conf; not touching it"
-    failures=$((failures + 1))
+    fail "make run from workshop.conf: this checkout already has a workshop.conf; not touching it"
 else
     made_conf=yes
     echo "WORKSHOP_LAUNCHER=\"srun --partition=gpu --gres=gpu:1 --time=5\"" >workshop.conf
