@@ -25,19 +25,21 @@ __global__ void copy_tail_kernel(const float* __restrict__ in, float* __restrict
 
 }  // namespace
 
-// The block size is the one choice that paid: the largest blocks, a quarter as many for the GPU to start as with
-// 256 threads (that is our reading; the bytes are the same). On the H100, with L2 flushed before each launch,
-// blocks of 256, 512 and 1024 threads read 100.0%, 100.2-100.3% and 100.6-100.8% of cudaMemcpy at 8192 x 8192,
-// and 100.4%, 100.6% and 101.3% at 16384 x 16384.
-LaunchInfo launch_copy(const float* in, float* out, int64_t count) {
-    constexpr int kThreads = 1024;
+// The block size is the one choice that paid, and the best one differs from GPU to GPU, so the harness times the
+// kernel with each of kCopyBlockSizes and keeps the faster (transpose_program.cpp). With L2 flushed before each
+// launch, % of cudaMemcpy at 8192 x 8192 for blocks of 256 and 1024 threads: on the H100 100.0% and 100.6-100.8%
+// (100.4% and 101.3% at 16384 x 16384), on the H200 100.0% and 96.4% (100.4% and 96.7%). Our reading: the H100
+// gains from a quarter as many blocks to start; on the H200, whose DRAM is 1.4 times faster behind the same SMs,
+// a block of 1024 threads holds half of an SM's threads until its last warp is done, and that idle time costs more.
+LaunchInfo launch_copy(const float* in, float* out, int64_t count, int threads_per_block) {
     const int64_t vectors = count / 4;  // cudaMalloc'd pointers are 256-byte aligned
     LaunchInfo info{};
     if (vectors > 0) {
-        const dim3 grid(static_cast<unsigned>((vectors + kThreads - 1) / kThreads));
-        copy_kernel<<<grid, kThreads>>>(reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out), vectors);
+        const dim3 grid(static_cast<unsigned>((vectors + threads_per_block - 1) / threads_per_block));
+        copy_kernel<<<grid, threads_per_block>>>(reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out),
+                                                 vectors);
         CUDA_CHECK_LAUNCH();
-        info = launched(copy_kernel, grid, dim3(kThreads));
+        info = launched(copy_kernel, grid, dim3(threads_per_block));
     }
     if (const int64_t tail = count - vectors * 4; tail > 0) {
         copy_tail_kernel<<<1, 32>>>(in, out, vectors * 4, count);

@@ -49,17 +49,23 @@ TEST_F(Harness, PoisonReadsBackAsNaN) {
     for (float x : h) ASSERT_TRUE(std::isnan(x));
 }
 
+// With every block size the harness times it: a partial last block and the tail past the last float4 included.
 TEST_F(Harness, CopyKernelCopiesEveryElementIncludingTheTail) {
-    for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{1027}, int64_t{(1 << 20) + 3}}) {
-        std::vector<float> in(n), out(n);
-        fill_random(in.data(), n, 11);
-        DeviceBuffer<float> d_in(n), d_out(n);
-        d_in.upload(in.data());
-        poison_device(d_out.get(), n);
-        launch_copy(d_in.get(), d_out.get(), n);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        d_out.download(out.data());
-        ASSERT_EQ(in, out) << "n = " << n;
+    for (const int threads : kCopyBlockSizes) {
+        for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{1027}, int64_t{4099}, int64_t{(1 << 20) + 3}}) {
+            std::vector<float> in(n), out(n);
+            fill_random(in.data(), n, 11);
+            DeviceBuffer<float> d_in(n), d_out(n);
+            d_in.upload(in.data());
+            poison_device(d_out.get(), n);
+            const LaunchInfo launch = launch_copy(d_in.get(), d_out.get(), n, threads);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            d_out.download(out.data());
+            ASSERT_EQ(in, out) << "n = " << n << ", " << threads << " threads per block";
+            if (n >= 4) {
+                EXPECT_EQ(launch.block.x, static_cast<unsigned>(threads)) << "n = " << n;
+            }
+        }
     }
 }
 
