@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Every relative link in the project's Markdown files leads somewhere: the file exists and, for a link to
+a section (#anchor), the file has a heading with that anchor. The lessons send students from page to page
+(README -> step README -> hints, RESULTS.md, MEASURED.md); a link that lands nowhere is a dead end mid-lesson.
+
+usage: check_links.py PROJECT_ROOT     prints one line per broken link; exit 1 if there is any
+"""
+import os
+import re
+import subprocess
+import sys
+
+SKIP_DIRS = {".git", "build", ".scratch"}
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def prose_lines(path, blank_code=True):
+    """The file's lines outside fenced code blocks, with inline code spans blanked out unless asked not to."""
+    in_fence = False
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if FENCE.match(line):
+                in_fence = not in_fence
+                continue
+            if not in_fence:
+                yield number, re.sub(r"`[^`]*`", "", line) if blank_code else line
+
+
+def anchor(heading):
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", r"\1", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors(path, cache={}):
+    if path not in cache:
+        seen = {}
+        found = set()
+        for _, line in prose_lines(path, blank_code=False):
+            m = re.match(r"#{1,6}\s+(.*)", line)
+            if m:
+                base = anchor(m.group(1))
+                count = seen.get(base, 0)
+                found.add(base if count == 0 else f"{base}-{count}")
+                seen[base] = count + 1
+        cache[path] = found
+    return cache[path]
+
+
+def markdown_files(root):
+    """The Markdown files git tracks; without git, every one outside build folders."""
+    try:
+        tracked = subprocess.run(["git", "-C", root, "ls-files", "-z", "*.md"], capture_output=True, check=True)
+        names = [n for n in tracked.stdout.decode().split("\0") if n]
+        if names:
+            yield from (os.path.join(root, n) for n in names)
+            return
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith("build")]
+        for name in files:
+            if name.endswith(".md"):
+                yield os.path.join(folder, name)
+
+
+def main(root):
+    broken = 0
+    checked = 0
+    for page in sorted(markdown_files(root)):
+        for number, line in prose_lines(page):
+            for target in LINK.findall(line):
+                if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
+                    continue
+                checked += 1
+                file_part, _, section = target.partition("#")
+                dest = os.path.normpath(os.path.join(os.path.dirname(page), file_part)) if file_part else page
+                where = f"{os.path.relpath(page, root)}:{number}"
+                if not os.path.exists(dest):
+                    print(f"{where}: link to {target}: no such file")
+                    broken += 1
+                elif section and dest.endswith(".md") and section not in anchors(dest):
+                    print(f"{where}: link to {target}: no heading with that anchor in {os.path.relpath(dest, root)}")
+                    broken += 1
+    print(f"{checked} relative links checked, {broken} broken")
+    return 1 if broken or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__.strip().splitlines()[-1])
+    sys.exit(main(sys.argv[1]))
