@@ -69,20 +69,23 @@ def main(root):
     broken = 0
     checked = 0
     for page in sorted(markdown_files(root)):
-        for number, line in prose_lines(page):
-            for target in LINK.findall(line):
-                if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
-                    continue
-                checked += 1
-                file_part, _, section = target.partition("#")
-                dest = os.path.normpath(os.path.join(os.path.dirname(page), file_part)) if file_part else page
-                where = f"{os.path.relpath(page, root)}:{number}"
-                if not os.path.exists(dest):
-                    print(f"{where}: link to {target}: no such file")
-                    broken += 1
-                elif section and dest.endswith(".md") and section not in anchors(dest):
-                    print(f"{where}: link to {target}: no heading with that anchor in {os.path.relpath(dest, root)}")
-                    broken += 1
+        # Link text may run over a line break, so links are found in the page's prose as a whole.
+        lines = dict(prose_lines(page))
+        prose = "\n".join(lines.get(n, "").rstrip("\n") for n in range(1, max(lines, default=0) + 1))
+        for match in LINK.finditer(prose):
+            target = match.group(1)
+            if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
+                continue
+            checked += 1
+            file_part, _, section = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(page), file_part)) if file_part else page
+            where = f"{os.path.relpath(page, root)}:{prose.count(chr(10), 0, match.start()) + 1}"
+            if not os.path.exists(dest):
+                print(f"{where}: link to {target}: no such file")
+                broken += 1
+            elif section and dest.endswith(".md") and section not in anchors(dest):
+                print(f"{where}: link to {target}: no heading with that anchor in {os.path.relpath(dest, root)}")
+                broken += 1
     print(f"{checked} relative links checked, {broken} broken")
     return 1 if broken or checked == 0 else 0
 
