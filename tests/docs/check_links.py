@@ -5,26 +5,26 @@ a section (#anchor), the file has a heading with that anchor. The lessons send s
 
 usage: check_links.py PROJECT_ROOT     prints one line per broken link; exit 1 if there is any
 """
+import functools
 import os
 import re
 import subprocess
 import sys
 
-SKIP_DIRS = {".git", "build", ".scratch"}
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-def prose_lines(path, blank_code=True):
-    """The file's lines outside fenced code blocks, with inline code spans blanked out unless asked not to."""
+def outside_fences(path):
+    """The file's lines, with those of fenced code blocks (fences included) left empty, so line numbers hold."""
     in_fence = False
     with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
+        for line in f:
             if FENCE.match(line):
                 in_fence = not in_fence
-                continue
-            if not in_fence:
-                yield number, re.sub(r"`[^`]*`", "", line) if blank_code else line
+                yield "\n"
+            else:
+                yield "\n" if in_fence else line
 
 
 def anchor(heading):
@@ -33,23 +33,22 @@ def anchor(heading):
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
-def anchors(path, cache={}):
-    if path not in cache:
-        seen = {}
-        found = set()
-        for _, line in prose_lines(path, blank_code=False):
-            m = re.match(r"#{1,6}\s+(.*)", line)
-            if m:
-                base = anchor(m.group(1))
-                count = seen.get(base, 0)
-                found.add(base if count == 0 else f"{base}-{count}")
-                seen[base] = count + 1
-        cache[path] = found
-    return cache[path]
+@functools.lru_cache(maxsize=None)
+def anchors(path):
+    """Every heading's anchor in the file; a repeated heading gets -1, -2, ... as on GitHub."""
+    found, repeats = set(), {}
+    for line in outside_fences(path):
+        m = re.match(r"#{1,6}\s+(.*)", line)
+        if m:
+            base = anchor(m.group(1))
+            n = repeats.get(base, 0)
+            found.add(f"{base}-{n}" if n else base)
+            repeats[base] = n + 1
+    return frozenset(found)
 
 
 def markdown_files(root):
-    """The Markdown files git tracks; without git, every one outside build folders."""
+    """The Markdown files git tracks; without git, every one outside hidden and build folders."""
     try:
         tracked = subprocess.run(["git", "-C", root, "ls-files", "-z", "*.md"], capture_output=True, check=True)
         names = [n for n in tracked.stdout.decode().split("\0") if n]
@@ -59,7 +58,7 @@ def markdown_files(root):
     except (OSError, subprocess.CalledProcessError):
         pass
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith("build")]
+        dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
         for name in files:
             if name.endswith(".md"):
                 yield os.path.join(folder, name)
@@ -70,8 +69,7 @@ def main(root):
     checked = 0
     for page in sorted(markdown_files(root)):
         # Link text may run over a line break, so links are found in the page's prose as a whole.
-        lines = dict(prose_lines(page))
-        prose = "\n".join(lines.get(n, "").rstrip("\n") for n in range(1, max(lines, default=0) + 1))
+        prose = re.sub(r"`[^`\n]*`", "", "".join(outside_fences(page)))
         for match in LINK.finditer(prose):
             target = match.group(1)
             if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
