@@ -91,8 +91,10 @@ ChildJob in_turn_job(const BatteryRequest& r) {
 
 ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, const BatteryRequest& r) {
     ChildJob job = shape_job(r, r.sanitizer_shape, false);
-    job.argv.insert(job.argv.begin(), {sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "20",
-                                       "--show-backtrace", "no"});
+    std::vector<std::string> prefix = {sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "20",
+                                       "--show-backtrace", "no"};
+    if (tool == "memcheck" && r.check_leaks) prefix.insert(prefix.end(), {"--leak-check", "full"});
+    job.argv.insert(job.argv.begin(), prefix.begin(), prefix.end());
     job.timeout_s = sanitizer_timeout_s();
     return job;
 }
@@ -201,9 +203,13 @@ std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, 
     return finished;
 }
 
+// The tools of make check and make sanitize alike. synccheck is the one that names a __syncthreads() inside an if
+// that only some threads of a warp enter; racecheck, if it sees anything, blames the accesses around it.
+const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck", "synccheck"};
+
 int run_battery(const BatteryRequest& request) {
     const std::string sanitizer = find_sanitizer();
-    const std::vector<std::string> tools = {"memcheck", "racecheck"};
+    const std::vector<std::string>& tools = kSanitizerTools;
     std::vector<ChildJob> jobs;
     // The slow sanitizer runs start first, so they overlap with the shapes.
     if (!sanitizer.empty())
@@ -265,7 +271,7 @@ int run_battery(const BatteryRequest& request) {
 
     std::string checks_note;
     if (sanitizer.empty()) {
-        checks_note = "memory and race checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
+        checks_note = "memory, race and barrier checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
         fmt::print("{}\n", checks_note);
     } else {
         fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", request.sanitizer_shape.label);
@@ -282,7 +288,7 @@ int run_battery(const BatteryRequest& request) {
             if (news != o.findings.end()) reasons.push_back(news->sentence());
             else if (o.findings.empty() && !o.clean && !any_timeout) reasons.push_back(tools[t] + " " + o.line);
         }
-        checks_note = all_clean ? "memcheck and racecheck clean" : "";
+        checks_note = all_clean ? "memcheck, racecheck and synccheck clean" : "";
     }
 
     const bool pass = reasons.empty();
@@ -302,7 +308,7 @@ int run_sanitizers(const BatteryRequest& request) {
         fmt::print(stderr, "error: compute-sanitizer not found; it ships with the CUDA Toolkit (add its bin/ to PATH)\n");
         return kExitBadUsage;
     }
-    const std::vector<std::string> tools = {"memcheck", "racecheck", "synccheck"};
+    const std::vector<std::string>& tools = kSanitizerTools;
     std::vector<ChildJob> jobs;
     for (const auto& tool : tools) jobs.push_back(sanitizer_job(sanitizer, tool, request));
     std::vector<ChildResult> results(jobs.size());

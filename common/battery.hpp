@@ -1,10 +1,10 @@
-// make check's engine: the shape battery, and compute-sanitizer's memcheck and racecheck at one small, awkward
-// shape beside it. The shapes run in one child process, in turn (the program runs itself with --check-in-turn):
-// creating a CUDA context costs a few tenths of a second, once instead of once a shape. A kernel that faults
-// poisons its context and one that hangs holds its process, so the shapes that child did not finish then get a
-// process each (--check-shape), several at a time, and a bad shape takes down no other. Prints a line per shape
-// and per tool, then one last line that starts with PASS: or FAIL: and says why; make check turns it into the
-// verdict.
+// make check's engine: the shape battery, and compute-sanitizer's memcheck, racecheck and synccheck at one small,
+// awkward shape beside it. The shapes run in one child process, in turn (the program runs itself with
+// --check-in-turn): creating a CUDA context costs a few tenths of a second, once instead of once a shape. A kernel
+// that faults poisons its context and one that hangs holds its process, so the shapes that child did not finish
+// then get a process each (--check-shape), several at a time, and a bad shape takes down no other. Prints a line
+// per shape and per tool, then one last line that starts with PASS: or FAIL: and says why; make check turns it
+// into the verdict.
 #pragma once
 
 #include <optional>
@@ -23,8 +23,12 @@ struct BatteryShape {
 struct BatteryRequest {
     std::string title;                     // "transpose battery, step 3"
     std::vector<BatteryShape> shapes;
-    BatteryShape sanitizer_shape;          // where memcheck and racecheck run (guards off, so memcheck sees)
+    BatteryShape sanitizer_shape;          // where the sanitizers run (guards off, so memcheck sees)
     std::vector<std::string> common_args;  // passed to every child: the seed
+    // memcheck also reports device memory never freed. Only in step 1, whose *_from_host must free what it
+    // allocates (its TODO says so); later steps may keep a buffer for the life of the program, as step 5's
+    // matmul solution does.
+    bool check_leaks = false;
 };
 
 // What --check-in-turn prints around each shape's verdict: "<begins> I" before it, "<ends> I EXIT" after it.
@@ -38,7 +42,7 @@ std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, 
 // The battery and the memory checks; returns the program's exit code (0 only when everything passed).
 int run_battery(const BatteryRequest& request);
 
-// make sanitize: memcheck, racecheck and synccheck at the sanitizer shape, each finding with its source line.
+// make sanitize: the same three tools at the sanitizer shape, each finding with its source line.
 int run_sanitizers(const BatteryRequest& request);
 
 }  // namespace workshop

@@ -161,5 +161,5 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Matmul, argc, argv);
-    return run_mode(o, kTrack, matmul_battery(), matmul_sanitizer_shape(), check_one_shape, run_one_size);
+    return run_mode(o, kTrack, kStep, matmul_battery(), matmul_sanitizer_shape(), check_one_shape, run_one_size);
 }

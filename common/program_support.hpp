@@ -66,11 +66,12 @@ int report_shape(const Verdict& v, const std::string& what = "");
 int report_checked_shape(int step, const CheckResult& kernel, const std::function<Verdict()>& round_trip,
                          const std::string& function_prefix);
 
-// The battery of this program's track, for --check and --sanitize.
+// The battery of this program's track and step, for --check and --sanitize.
 template <typename Shape>
-BatteryRequest battery_request(const std::string& track, const std::vector<Shape>& shapes, const Shape& sanitizer_shape,
-                               const Options& o) {
+BatteryRequest battery_request(const std::string& track, int step, const std::vector<Shape>& shapes,
+                               const Shape& sanitizer_shape, const Options& o) {
     BatteryRequest r;
+    r.check_leaks = step == 1;
     r.title = fmt::format("{} battery, {}", track, program_label());
     for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args()});
     r.sanitizer_shape = {sanitizer_shape.label(), sanitizer_shape.args()};
@@ -120,11 +121,11 @@ int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const O
 // What every program does once its options are parsed: the battery (--check), the sanitizers (--sanitize), one
 // checked shape (--check-shape), all of them in turn (--check-in-turn), or else the timed run at one size.
 template <typename Shape, typename CheckOneShape, typename RunOneSize>
-int run_mode(const Options& o, const std::string& track, const std::vector<Shape>& battery,
+int run_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
              const Shape& sanitizer_shape, CheckOneShape check_one_shape, RunOneSize run_one_size) {
     const DeviceFacts dev = require_device();
-    if (o.check) return run_battery(battery_request(track, battery, sanitizer_shape, o));
-    if (o.sanitize) return run_sanitizers(battery_request(track, battery, sanitizer_shape, o));
+    if (o.check) return run_battery(battery_request(track, step, battery, sanitizer_shape, o));
+    if (o.sanitize) return run_sanitizers(battery_request(track, step, battery, sanitizer_shape, o));
     if (o.check_shape) return check_one_shape(o);
     if (o.check_in_turn)
         return check_shapes_in_turn(track == "transpose" ? Track::Transpose : Track::Matmul, battery, o, check_one_shape);

@@ -50,7 +50,21 @@ std::string lower(std::string s) {
 
 bool is_report(const std::string& head) {
     static const std::regex summary(R"(^(COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Target application returned|Saved host backtrace))");
-    return !std::regex_search(head, summary);
+    // "Warning: Error buffer overflow has been detected. ..." and "615 errors were skipped (...)": counts of
+    // reports the tool did not keep, not reports.
+    static const std::regex dropped(R"(Error buffer overflow|errors were skipped)");
+    return !std::regex_search(head, summary) && !std::regex_search(head, dropped);
+}
+
+// "Leaked 12,060 bytes at 0x7fdf18800000"
+bool is_leak(const std::string& head, long long& bytes) {
+    static const std::regex leaked(R"(^Leaked ([0-9,]+) bytes at)");
+    std::smatch m;
+    if (!std::regex_search(head, m, leaked)) return false;
+    std::string digits = m[1];
+    digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+    bytes = std::stoll(digits);
+    return true;
 }
 
 // "Program hit cudaErrorInvalidValue (error 1) due to "invalid argument" on CUDA API call to cudaLaunchKernel."
@@ -106,6 +120,19 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
     std::vector<SanitizerFinding> findings;
     for (const Record& r : records_of(text)) {
         if (!is_report(r.head)) continue;
+        if (long long bytes = 0; is_leak(r.head, bytes)) {
+            auto leak = std::find_if(findings.begin(), findings.end(),
+                                     [](const SanitizerFinding& g) { return g.leaked_allocations > 0; });
+            if (leak == findings.end()) {
+                findings.push_back({});
+                leak = findings.end() - 1;
+                leak->tool = tool;
+                leak->headline = r.head;
+            }
+            leak->leaked_allocations += 1;
+            leak->leaked_bytes += bytes;
+            continue;
+        }
         SanitizerFinding f = r.head.find("Race reported") != std::string::npos ? parse_race(r)
                              : r.head.rfind("Program hit", 0) == 0           ? parse_api_error(r)
                                                                               : parse_memory_error(r);
@@ -114,6 +141,7 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
                 if (f.location.empty()) f.location = location_in(line);
         f.tool = tool;
         f.headline = r.head;
+        f.divergent_barrier = r.head.find("Divergent thread(s)") != std::string::npos;
         const bool seen = std::any_of(findings.begin(), findings.end(), [&](const SanitizerFinding& g) {
             return g.headline == f.headline && g.location == f.location && g.other_location == f.other_location;
         });
@@ -124,6 +152,13 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
 
 std::string SanitizerFinding::sentence() const {
     if (!api_error.empty()) return fmt::format("{}: {} failed with {}", tool, api_call, api_error);
+    if (leaked_allocations > 0)
+        return fmt::format("leak: {} device allocation{} ({} bytes) never freed; each cudaMalloc needs its cudaFree",
+                           leaked_allocations, leaked_allocations == 1 ? "" : "s", leaked_bytes);
+    if (divergent_barrier)
+        return fmt::format("divergent barrier: the __syncthreads() at {} is reached by some threads of a warp and "
+                           "not by others (is it inside an if?)",
+                           location.empty() ? "an unknown line" : location);
     if (!other_location.empty())
         return fmt::format("race: {} {}s and {} {}s the same shared memory with no barrier between", location, access,
                            other_location, other_access);

@@ -16,6 +16,9 @@ struct SanitizerFinding {
     int size_bytes = 0;    // memcheck: the size of the bad access
     std::string address;   // memcheck: "4 bytes after the nearest allocation ...", "misaligned", ...
     std::string api_error, api_call;  // a CUDA call that failed ("cudaErrorInvalidValue", "cudaLaunchKernel")
+    bool divergent_barrier = false;   // synccheck: a __syncthreads() that only some threads of a warp reached
+    int leaked_allocations = 0;       // memcheck --leak-check full: device memory never freed, all of it in one
+    long long leaked_bytes = 0;       //   finding (the reports name no source line, only addresses)
 
     // A failed CUDA call, not a bad access: the battery reports the same failure shape by shape.
     bool is_api_error() const { return !api_error.empty(); }

@@ -177,5 +177,5 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Transpose, argc, argv);
-    return run_mode(o, kTrack, transpose_battery(), transpose_sanitizer_shape(), check_one_shape, run_one_size);
+    return run_mode(o, kTrack, kStep, transpose_battery(), transpose_sanitizer_shape(), check_one_shape, run_one_size);
 }

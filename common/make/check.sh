@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check for one track: the program's own checker (every shape of the battery, NaN poison and guard zones,
-# misaligned pointers, and compute-sanitizer's memcheck and racecheck at a small shape), then, if it passes,
-# the speed (of a run that is checked as well) next to this step's solution and the last step's. Ends with one line:
+# misaligned pointers, and compute-sanitizer's memcheck, racecheck and synccheck at a small shape), then, if it
+# passes, the speed (of a run that is checked as well) next to this step's solution and the last step's. Ends with
+# one line:
 #   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]
 #   VERDICT step N TRACK: FAIL (<what went wrong>)
 # and exits 0 on PASS, 3 without a GPU, non-zero otherwise.
@@ -42,7 +43,7 @@ stop_timing() {
 }
 trap 'stop_timing; rm -rf "$work"' EXIT
 
-echo "== step $step $track: your code on every shape, then memcheck and racecheck"
+echo "== step $step $track: your code on every shape, then memcheck, racecheck and synccheck"
 "$mine" --check | tee "$log"
 status=${PIPESTATUS[0]}
 [ $status -eq 3 ] && exit 3  # no CUDA device: the program said so
@@ -55,7 +56,7 @@ if [ $status -ne 0 ]; then
     exit $status
 fi
 not_run=""
-[[ $last == *"not run"* ]] && not_run="; memory and race checks not run (no compute-sanitizer)"
+[[ $last == *"not run"* ]] && not_run="; memory, race and barrier checks not run (no compute-sanitizer)"
 
 remembered=""
 [[ ${WORKSHOP_RATE_CACHE_S:-0} =~ ^[1-9][0-9]*$ ]] && remembered="; the solutions' times are remembered for $WORKSHOP_RATE_CACHE_S s"

@@ -27,7 +27,7 @@ fi
 if [ "$1" = --check ]; then
     stamp "check begins"; sleep 1; stamp "check ends"
     if [ -e "$dir/fail" ]; then echo "FAIL: 1 of 14 shapes fail"; exit 1; fi
-    echo "PASS: correct on all 14 shapes; memcheck and racecheck clean"; exit 0
+    echo "PASS: correct on all 14 shapes; memcheck, racecheck and synccheck clean"; exit 0
 fi
 stamp "options $*"
 stamp "set-up"

@@ -92,3 +92,22 @@ TEST(SanitizerReport, AFailedCallIsNotABadAccess) {
     EXPECT_TRUE(findings[0].is_api_error());
     EXPECT_EQ(findings[0].sentence(), "memcheck: cudaLaunchKernel failed with cudaErrorInvalidValue");
 }
+
+TEST(SanitizerReport, LeaksAreOneFindingWithTheirCountAndBytes) {
+    // memcheck --leak-check full on step 1 with both cudaFree calls left out (the tool writes 12,060 with a comma).
+    const auto findings = parse_sanitizer_output("memcheck", log_file("memcheck_leak.txt"));
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].leaked_allocations, 2);
+    EXPECT_EQ(findings[0].leaked_bytes, 24120);
+    EXPECT_EQ(findings[0].sentence(),
+              "leak: 2 device allocations (24120 bytes) never freed; each cudaMalloc needs its cudaFree");
+}
+
+TEST(SanitizerReport, ABarrierInsideAnIfNamesItsLine) {
+    // One report per thread that reached it, then the tool's count of those it dropped: one finding.
+    const auto findings = parse_sanitizer_output("synccheck", log_file("synccheck_divergent_barrier.txt"));
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_TRUE(findings[0].divergent_barrier);
+    EXPECT_EQ(findings[0].sentence(), "divergent barrier: the __syncthreads() at transpose.cu:30 is reached by some "
+                                      "threads of a warp and not by others (is it inside an if?)");
+}
