@@ -58,7 +58,7 @@ bool is_report(const std::string& head) {
 
 // "Leaked 12,060 bytes at 0x7fdf18800000"
 bool is_leak(const std::string& head, long long& bytes) {
-    static const std::regex leaked(R"(^Leaked ([0-9,]+) bytes at)");
+    static const std::regex leaked(R"(^Leaked ([0-9][0-9,]*) bytes at)");
     std::smatch m;
     if (!std::regex_search(head, m, leaked)) return false;
     std::string digits = m[1];
