@@ -142,8 +142,10 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
         f.tool = tool;
         f.headline = r.head;
         f.divergent_barrier = r.head.find("Divergent thread(s)") != std::string::npos;
+        // The same lines at two instruction addresses make two reports whose sentences read the same: one is enough.
         const bool seen = std::any_of(findings.begin(), findings.end(), [&](const SanitizerFinding& g) {
-            return g.headline == f.headline && g.location == f.location && g.other_location == f.other_location;
+            return (g.headline == f.headline && g.location == f.location && g.other_location == f.other_location) ||
+                   g.sentence() == f.sentence();
         });
         if (!seen) findings.push_back(f);
     }

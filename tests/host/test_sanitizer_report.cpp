@@ -111,3 +111,22 @@ TEST(SanitizerReport, ABarrierInsideAnIfNamesItsLine) {
     EXPECT_EQ(findings[0].sentence(), "divergent barrier: the __syncthreads() at transpose.cu:30 is reached by some "
                                       "threads of a warp and not by others (is it inside an if?)");
 }
+
+TEST(SanitizerReport, TheSameLinesAtTwoAddressesAreOneFinding) {
+    // Written by hand in the tool's format: the race of step 5's matmul bug m5_no_barrier_after_the_first_tile,
+    // reported once as an error and once as a warning, from two instructions of the same source lines.
+    const std::string text =
+        "========= Error: Race reported between Write access at kernel()+0x4b0 in matmul.cu:156\n"
+        "=========     and Read access at kernel()+0x900 in matmul.cu:177 [512 hazards]\n"
+        "========= \n"
+        "========= Warning: Race reported between Write access at kernel()+0x4c0 in matmul.cu:156\n"
+        "=========     and Read access at kernel()+0x910 in matmul.cu:177 [256 hazards]\n"
+        "========= \n"
+        "========= Warning: Race reported between Write access at kernel()+0x5c0 in matmul.cu:162\n"
+        "=========     and Read access at kernel()+0x950 in matmul.cu:182 [256 hazards]\n";
+    const auto findings = parse_sanitizer_output("racecheck", text);
+    ASSERT_EQ(findings.size(), 2u);
+    EXPECT_EQ(findings[0].sentence(),
+              "race: matmul.cu:156 writes and matmul.cu:177 reads the same shared memory with no barrier between");
+    EXPECT_EQ(findings[1].location, "matmul.cu:162");
+}
