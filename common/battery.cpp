@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "child_processes.hpp"
 #include "exit_codes.hpp"
@@ -203,6 +204,18 @@ std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, 
     return finished;
 }
 
+std::string mixed_up_sizes_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed) {
+    bool equal_sides_tried = false, unequal_failed = false;
+    for (size_t i = 0; i < shapes.size() && i < passed.size(); ++i) {
+        if (shapes[i].equal_sides && !passed[i]) return {};
+        equal_sides_tried |= shapes[i].equal_sides;
+        unequal_failed |= !shapes[i].equal_sides && !passed[i];
+    }
+    if (!equal_sides_tried || !unequal_failed) return {};
+    return "every shape with equal sides passes and only the others fail: is one size used where another belongs "
+           "(rows for cols, M for N)?";
+}
+
 // The tools of make check and make sanitize alike. synccheck is the one that names a __syncthreads() inside an if
 // that only some threads of a warp enter; racecheck, if it sees anything, blames the accesses around it.
 const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck", "synccheck"};
@@ -267,6 +280,9 @@ int run_battery(const BatteryRequest& request) {
         const auto first = std::find_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.pass; });
         reasons.push_back(fmt::format("{} of {} shapes fail, first {}: {}", failing, shapes.size(),
                                       request.shapes[first - shapes.begin()].label, reason_of(first->headline)));
+        std::vector<bool> passed;
+        for (const ShapeOutcome& o : shapes) passed.push_back(o.pass);
+        if (auto hint = mixed_up_sizes_hint(request.shapes, passed); !hint.empty()) reasons.push_back(std::move(hint));
     }
 
     std::string checks_note;

@@ -18,6 +18,7 @@ namespace workshop {
 struct BatteryShape {
     std::string label;              // "31x33", "64x96+1"
     std::vector<std::string> args;  // for --check-shape: "--rows", "31", "--cols", "33", ...
+    bool equal_sides = false;       // rows == cols, or M == N == K: a size mixed up with another goes unseen here
 };
 
 struct BatteryRequest {
@@ -38,6 +39,10 @@ constexpr const char* kShapeEnds = "@@ shape ends";
 // The shapes a --check-in-turn child finished, read from its output: for shape I, what it printed between its
 // markers and the exit code it reported, as if it had run alone; empty for the shapes it never finished.
 std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count);
+
+// A clause for make check's FAIL line, or empty: when every shape with equal sides passes and only shapes whose
+// sides differ fail, one size most likely stands where another belongs (a rows for a cols, an M for an N).
+std::string mixed_up_sizes_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed);
 
 // The battery and the memory checks; returns the program's exit code (0 only when everything passed).
 int run_battery(const BatteryRequest& request);

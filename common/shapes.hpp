@@ -1,7 +1,9 @@
 // The shape battery every kernel must pass: the degenerate (1 x 1, one row, one column), sizes that are not a
-// multiple of any tile (primes, 31 / 33 around a warp), rectangles both ways, one large square, and shapes whose
-// matrices start 1 to 3 floats past an aligned address (label "+N"), as any pointer a caller passes may: a
-// kernel that uses float4 accesses without testing the alignment fails there.
+// multiple of any tile (primes, 31 / 33 around a warp), rectangles both ways, squares, one large square, and shapes
+// whose matrices start 1 to 3 floats past an aligned address (label "+N"), as any pointer a caller passes may: a
+// kernel that uses float4 accesses without testing the alignment fails there. One size used where another belongs
+// passes every square, and make check says so when only the other shapes fail; so that an edge bug fails a square
+// too, there are squares with partial tiles of every step (96 is a multiple of 32 but not of 64, 129 of no tile).
 #pragma once
 
 #include <string>
@@ -14,6 +16,7 @@ namespace workshop {
 struct TransposeShape {
     int rows, cols;
     int misalign = 0;
+    bool equal_sides() const { return rows == cols; }
     std::string label() const { return fmt::format("{}x{}{}", rows, cols, misalign ? fmt::format("+{}", misalign) : ""); }
     std::vector<std::string> args() const {
         return {"--rows", std::to_string(rows), "--cols", std::to_string(cols), "--misalign", std::to_string(misalign)};
@@ -23,6 +26,7 @@ struct TransposeShape {
 struct MatmulShape {
     int M, N, K;
     int misalign = 0;
+    bool equal_sides() const { return M == N && N == K; }
     std::string label() const {
         return fmt::format("{}x{}x{}{}", M, N, K, misalign ? fmt::format("+{}", misalign) : "");
     }
@@ -43,7 +47,8 @@ std::string test_name(const Shape& s) {
 inline const std::vector<TransposeShape>& transpose_battery() {
     static const std::vector<TransposeShape> shapes = {
         {1, 1},       {1, 1000},    {1000, 1},    {31, 33},        {33, 31},        {32, 32},      {64, 96},
-        {97, 61},     {1031, 1543}, {1543, 1031}, {4096, 4096},    {64, 96, 1},     {128, 64, 2},  {1024, 1024, 3},
+        {97, 61},     {1031, 1543}, {1543, 1031}, {96, 96},        {129, 129},      {4096, 4096},  {64, 96, 1},
+        {128, 64, 2}, {1024, 1024, 3},
     };
     return shapes;
 }
@@ -55,7 +60,7 @@ inline const std::vector<MatmulShape>& matmul_battery() {
     static const std::vector<MatmulShape> shapes = {
         {1, 1, 1},      {1, 257, 129},   {257, 1, 129},  {129, 131, 1},  {1, 1, 1000},   {97, 101, 103},
         {101, 103, 97}, {64, 64, 64},    {129, 65, 33},  {255, 257, 259}, {513, 131, 67}, {67, 513, 131},
-        {1024, 1024, 1024}, {64, 64, 64, 1}, {128, 96, 32, 2}, {256, 128, 64, 3},
+        {129, 129, 129}, {1024, 1024, 1024}, {64, 64, 64, 1}, {128, 96, 32, 2}, {256, 128, 64, 3},
         {2175, 2176, 203},  // 17 x 17 tiles of 128: a full wave and a short one on many GPUs (step 5 splits it)
     };
     return shapes;

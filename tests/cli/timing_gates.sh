@@ -26,8 +26,8 @@ if [ -e "$dir/wrong_when_timed" ] && [ -n "${WORKSHOP_TIMING_GATE:-}" ]; then
 fi
 if [ "$1" = --check ]; then
     stamp "check begins"; sleep 1; stamp "check ends"
-    if [ -e "$dir/fail" ]; then echo "FAIL: 1 of 14 shapes fail"; exit 1; fi
-    echo "PASS: correct on all 14 shapes; memcheck, racecheck and synccheck clean"; exit 0
+    if [ -e "$dir/fail" ]; then echo "FAIL: 1 of 16 shapes fail"; exit 1; fi
+    echo "PASS: correct on all 16 shapes; memcheck, racecheck and synccheck clean"; exit 0
 fi
 stamp "options $*"
 stamp "set-up"
@@ -74,7 +74,7 @@ before "$(when step3_transpose "timed ends")" "$(when solution3_transpose "set-u
 
 rm -f "$dir/log"
 run_check fail
-[ $code -eq 1 ] && grep -q "^VERDICT step 3 transpose: FAIL (1 of 14 shapes fail)" <<<"$output" && ok "FAIL verdict" ||
+[ $code -eq 1 ] && grep -q "^VERDICT step 3 transpose: FAIL (1 of 16 shapes fail)" <<<"$output" && ok "FAIL verdict" ||
     bad "FAIL verdict (exit $code): $output"
 sleep 1  # a stand-in that had been left waiting would log its timed part by now
 grep -q "timed" "$dir/log" && bad "a run was timed after a FAIL: $(cat "$dir/log")" || ok "nothing timed after a FAIL"

@@ -57,3 +57,27 @@ TEST(ShapesInTurn, NothingPrintedMeansNothingFinished) {
     ASSERT_EQ(finished.size(), 3u);
     for (const auto& f : finished) EXPECT_FALSE(f);
 }
+
+namespace {
+
+BatteryShape shape(const std::string& label, bool equal_sides) { return {label, {}, equal_sides}; }
+
+const std::vector<BatteryShape> kShapes = {shape("1x1", true), shape("1x1000", false), shape("31x33", false),
+                                           shape("32x32", true), shape("33x31", false)};
+
+}  // namespace
+
+TEST(MixedUpSizes, OnlyUnequalSidesFailingIsTheSignOfASizeMixedUp) {
+    EXPECT_NE(mixed_up_sizes_hint(kShapes, {true, false, true, true, false}).find("rows for cols"), std::string::npos);
+}
+
+TEST(MixedUpSizes, AFailingShapeWithEqualSidesIsSomethingElse) {
+    EXPECT_EQ(mixed_up_sizes_hint(kShapes, {false, false, true, true, false}), "");
+    EXPECT_EQ(mixed_up_sizes_hint(kShapes, {true, true, true, false, true}), "");
+}
+
+TEST(MixedUpSizes, NothingToSayWhenAllPassOrNoShapeHasEqualSides) {
+    EXPECT_EQ(mixed_up_sizes_hint(kShapes, {true, true, true, true, true}), "");
+    const std::vector<BatteryShape> unequal = {shape("31x33", false), shape("33x31", false)};
+    EXPECT_EQ(mixed_up_sizes_hint(unequal, {false, true}), "");
+}
