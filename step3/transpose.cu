@@ -23,6 +23,7 @@ static __global__ void transpose_element_per_thread(const float* __restrict__ in
     // TODO(step 3) 2: Store the element this thread reads into tile[threadIdx.y][threadIdx.x] instead of
     //                 writing it to `out`; the read from `in` and its guard stay as they are.
     // TODO(step 3) 3: Call __syncthreads(), so that no thread reads the tile before every thread has filled it.
+    //                 Outside the guards: every thread of the block must reach it, those past the edges too.
     // TODO(step 3) 4: Write the tile to the transposed block: the thread with threadIdx (x, y) stores
     //                 out(c0 + y, r0 + x) = tile[x][y], where (r0, c0) is the tile's top-left corner in `in`
     //                 (block_row() * 32, blockIdx.x * 32); guard it with r0 + x < rows && c0 + y < cols.
