@@ -14,6 +14,7 @@
 #include "child_processes.hpp"
 #include "exit_codes.hpp"
 #include "sanitizer_report.hpp"
+#include "shapes.hpp"
 
 namespace workshop {
 
@@ -207,6 +208,7 @@ std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, 
 std::string mixed_up_sizes_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed) {
     bool equal_sides_tried = false, unequal_failed = false;
     for (size_t i = 0; i < shapes.size() && i < passed.size(); ++i) {
+        if (shapes[i].outgrows_a_grid) continue;
         if (shapes[i].equal_sides && !passed[i]) return {};
         equal_sides_tried |= shapes[i].equal_sides;
         unequal_failed |= !shapes[i].equal_sides && !passed[i];
@@ -214,6 +216,19 @@ std::string mixed_up_sizes_hint(const std::vector<BatteryShape>& shapes, const s
     if (!equal_sides_tried || !unequal_failed) return {};
     return "every shape with equal sides passes and only the others fail: is one size used where another belongs "
            "(rows for cols, M for N)?";
+}
+
+std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed) {
+    bool long_failed = false, short_tried = false;
+    for (size_t i = 0; i < shapes.size() && i < passed.size(); ++i) {
+        if (!shapes[i].outgrows_a_grid && !passed[i]) return {};
+        long_failed |= shapes[i].outgrows_a_grid && !passed[i];
+        short_tried |= !shapes[i].outgrows_a_grid;
+    }
+    if (!long_failed || !short_tried) return {};
+    return fmt::format("only the shapes with a side over {} (65535 blocks of 16) fail: a grid is at most 65535 blocks tall (y); is the "
+                       "count there capped, and does each thread loop over what the grid does not reach?",
+                       kSideOfOneGridHeight);
 }
 
 // The tools of make check and make sanitize alike. synccheck is the one that names a __syncthreads() inside an if
@@ -282,7 +297,8 @@ int run_battery(const BatteryRequest& request) {
                                       request.shapes[first - shapes.begin()].label, reason_of(first->headline)));
         std::vector<bool> passed;
         for (const ShapeOutcome& o : shapes) passed.push_back(o.pass);
-        if (auto hint = mixed_up_sizes_hint(request.shapes, passed); !hint.empty()) reasons.push_back(std::move(hint));
+        for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})
+            if (!hint.empty()) reasons.push_back(std::move(hint));
     }
 
     std::string checks_note;

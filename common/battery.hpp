@@ -19,6 +19,7 @@ struct BatteryShape {
     std::string label;              // "31x33", "64x96+1"
     std::vector<std::string> args;  // for --check-shape: "--rows", "31", "--cols", "33", ...
     bool equal_sides = false;       // rows == cols, or M == N == K: a size mixed up with another goes unseen here
+    bool outgrows_a_grid = false;   // a side longer than 65535 blocks of 16: more than one grid's height
 };
 
 struct BatteryRequest {
@@ -41,8 +42,14 @@ constexpr const char* kShapeEnds = "@@ shape ends";
 std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count);
 
 // A clause for make check's FAIL line, or empty: when every shape with equal sides passes and only shapes whose
-// sides differ fail, one size most likely stands where another belongs (a rows for a cols, an M for an N).
+// sides differ fail, one size most likely stands where another belongs (a rows for a cols, an M for an N). The
+// shapes that outgrow a grid count for neither side: they fail for a reason of their own, the next one's.
 std::string mixed_up_sizes_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed);
+
+// A clause for make check's FAIL line, or empty: when the only shapes that fail are those with a side longer than
+// one grid's height, the grid most likely asks for more than 65535 blocks on y, or stops there with no loop
+// over the rest.
+std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed);
 
 // The battery and the memory checks; returns the program's exit code (0 only when everything passed).
 int run_battery(const BatteryRequest& request);

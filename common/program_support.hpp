@@ -73,7 +73,7 @@ BatteryRequest battery_request(const std::string& track, int step, const std::ve
     BatteryRequest r;
     r.check_leaks = step == 1;
     r.title = fmt::format("{} battery, {}", track, program_label());
-    for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args(), s.equal_sides()});
+    for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args(), s.equal_sides(), s.outgrows_a_grid()});
     r.sanitizer_shape = {sanitizer_shape.label(), sanitizer_shape.args()};
     r.common_args = {"--seed", std::to_string(o.seed)};
     return r;

@@ -4,8 +4,11 @@
 // kernel that uses float4 accesses without testing the alignment fails there. One size used where another belongs
 // passes every square, and make check says so when only the other shapes fail; so that an edge bug fails a square
 // too, there are squares with partial tiles of every step (96 is a multiple of 32 but not of 64, 129 of no tile).
+// The matmul's two longest shapes have a side of 2^20, the most the programs take: more than 65535 blocks of 16,
+// the most a grid holds on y, so a kernel with that side on y must cap its grid there and loop over the rest.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,10 +16,14 @@
 
 namespace workshop {
 
+// The longest side a grid covers in one pass with blocks of 16 threads on y: a grid is at most 65535 blocks tall.
+constexpr int kSideOfOneGridHeight = 65535 * 16;
+
 struct TransposeShape {
     int rows, cols;
     int misalign = 0;
     bool equal_sides() const { return rows == cols; }
+    bool outgrows_a_grid() const { return std::max(rows, cols) > kSideOfOneGridHeight; }
     std::string label() const { return fmt::format("{}x{}{}", rows, cols, misalign ? fmt::format("+{}", misalign) : ""); }
     std::vector<std::string> args() const {
         return {"--rows", std::to_string(rows), "--cols", std::to_string(cols), "--misalign", std::to_string(misalign)};
@@ -27,6 +34,7 @@ struct MatmulShape {
     int M, N, K;
     int misalign = 0;
     bool equal_sides() const { return M == N && N == K; }
+    bool outgrows_a_grid() const { return std::max({M, N, K}) > kSideOfOneGridHeight; }
     std::string label() const {
         return fmt::format("{}x{}x{}{}", M, N, K, misalign ? fmt::format("+{}", misalign) : "");
     }
@@ -62,6 +70,7 @@ inline const std::vector<MatmulShape>& matmul_battery() {
         {101, 103, 97}, {64, 64, 64},    {129, 65, 33},  {255, 257, 259}, {513, 131, 67}, {67, 513, 131},
         {129, 129, 129}, {1024, 1024, 1024}, {64, 64, 64, 1}, {128, 96, 32, 2}, {256, 128, 64, 3},
         {2175, 2176, 203},  // 17 x 17 tiles of 128: a full wave and a short one on many GPUs (step 5 splits it)
+        {1 << 20, 3, 2}, {5, 1 << 20, 3},  // C's rows on step 1's grid y, its columns on step 2's: capped, looped
     };
     return shapes;
 }

@@ -60,10 +60,14 @@ TEST(ShapesInTurn, NothingPrintedMeansNothingFinished) {
 
 namespace {
 
-BatteryShape shape(const std::string& label, bool equal_sides) { return {label, {}, equal_sides}; }
+BatteryShape shape(const std::string& label, bool equal_sides, bool outgrows_a_grid = false) {
+    return {label, {}, equal_sides, outgrows_a_grid};
+}
 
 const std::vector<BatteryShape> kShapes = {shape("1x1", true), shape("1x1000", false), shape("31x33", false),
                                            shape("32x32", true), shape("33x31", false)};
+const std::vector<BatteryShape> kWithLongShapes = {shape("1x1", true), shape("31x33", false),
+                                                   shape("1048576x3x2", false, true), shape("5x1048576x3", false, true)};
 
 }  // namespace
 
@@ -80,4 +84,21 @@ TEST(MixedUpSizes, NothingToSayWhenAllPassOrNoShapeHasEqualSides) {
     EXPECT_EQ(mixed_up_sizes_hint(kShapes, {true, true, true, true, true}), "");
     const std::vector<BatteryShape> unequal = {shape("31x33", false), shape("33x31", false)};
     EXPECT_EQ(mixed_up_sizes_hint(unequal, {false, true}), "");
+}
+
+TEST(MixedUpSizes, ShapesThatOutgrowAGridDoNotCount) {
+    EXPECT_EQ(mixed_up_sizes_hint(kWithLongShapes, {true, true, false, false}), "");
+    EXPECT_NE(mixed_up_sizes_hint(kWithLongShapes, {true, false, false, true}), "");
+}
+
+TEST(GridHeight, OnlyTheLongShapesFailingPointsAtTheGridsHeight) {
+    const std::string hint = grid_height_hint(kWithLongShapes, {true, true, true, false});
+    EXPECT_NE(hint.find("65535 blocks tall"), std::string::npos) << hint;
+    EXPECT_NE(hint.find("1048560"), std::string::npos) << hint;
+}
+
+TEST(GridHeight, SilentWhenAShortShapeFailsOrNoneOutgrowsAGrid) {
+    EXPECT_EQ(grid_height_hint(kWithLongShapes, {true, false, false, false}), "");
+    EXPECT_EQ(grid_height_hint(kWithLongShapes, {true, true, true, true}), "");
+    EXPECT_EQ(grid_height_hint(kShapes, {true, false, true, true, false}), "");
 }
