@@ -226,8 +226,9 @@ std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std:
         short_tried |= !shapes[i].outgrows_a_grid;
     }
     if (!long_failed || !short_tried) return {};
-    return fmt::format("only the shapes with a side over {} (65535 blocks of 16) fail: a grid is at most 65535 blocks tall (y); is the "
-                       "count there capped, and does each thread loop over what the grid does not reach?",
+    return fmt::format("only the shapes with a side over {} (65535 blocks of 16) fail: a grid is at most 65535 "
+                       "blocks tall (y); is the count there capped, and does each thread loop over what the grid "
+                       "does not reach?",
                        kSideOfOneGridHeight);
 }
 

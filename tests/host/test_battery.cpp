@@ -67,7 +67,8 @@ BatteryShape shape(const std::string& label, bool equal_sides, bool outgrows_a_g
 const std::vector<BatteryShape> kShapes = {shape("1x1", true), shape("1x1000", false), shape("31x33", false),
                                            shape("32x32", true), shape("33x31", false)};
 const std::vector<BatteryShape> kWithLongShapes = {shape("1x1", true), shape("31x33", false),
-                                                   shape("1048576x3x2", false, true), shape("5x1048576x3", false, true)};
+                                                   shape("1048576x3x2", false, true),
+                                                   shape("5x1048576x3", false, true)};
 
 }  // namespace
 
