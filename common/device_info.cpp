@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "cuda_check.cuh"
 #include "metrics.hpp"
@@ -47,17 +49,46 @@ DeviceFacts require_device() {
     return d;
 }
 
+namespace {
+
+// MemAvailable from /proc/meminfo in bytes, or 0 where there is no such line.
+size_t host_bytes_available() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string line;
+    while (std::getline(meminfo, line)) {
+        std::istringstream fields(line);
+        std::string key;
+        size_t kib = 0;
+        if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+    }
+    return 0;
+}
+
+void exit_when_short(const char* memory, size_t bytes, size_t free_bytes, const std::string& what) {
+    if (bytes <= free_bytes) return;
+    fmt::print(stderr, "not enough {} memory: {} needs {} bytes ({:.2f} GiB), only {} bytes ({:.2f} GiB) are free\n",
+               memory, what, bytes, bytes / 1073741824.0, free_bytes, free_bytes / 1073741824.0);
+    std::exit(kExitOutOfMemory);
+}
+
+// A cap on what a program may use (the environment variable `name`, in bytes), to rehearse a smaller machine
+// and to test the message on a large one.
+size_t capped(size_t free_bytes, const char* name) {
+    if (const char* limit = std::getenv(name)) return std::min<size_t>(free_bytes, std::strtoull(limit, nullptr, 10));
+    return free_bytes;
+}
+
+}  // namespace
+
 void require_device_memory(size_t bytes, const std::string& what) {
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    // A cap on what a program may use, to rehearse a smaller GPU (and to test this message on a large one).
-    if (const char* limit = std::getenv("WORKSHOP_DEVICE_MEMORY_LIMIT"))
-        free_bytes = std::min<size_t>(free_bytes, std::strtoull(limit, nullptr, 10));
-    if (bytes > free_bytes) {
-        fmt::print(stderr, "not enough device memory: {} needs {} bytes ({:.2f} GiB), only {} bytes ({:.2f} GiB) are free\n",
-                   what, bytes, bytes / 1073741824.0, free_bytes, free_bytes / 1073741824.0);
-        std::exit(kExitOutOfMemory);
-    }
+    exit_when_short("device", bytes, capped(free_bytes, "WORKSHOP_DEVICE_MEMORY_LIMIT"), what);
+}
+
+void require_host_memory(size_t bytes, const std::string& what) {
+    const size_t available = host_bytes_available();  // 0: unknown, so no limit but the cap
+    exit_when_short("host", bytes, capped(available ? available : SIZE_MAX, "WORKSHOP_HOST_MEMORY_LIMIT"), what);
 }
 
 std::string describe(const DeviceFacts& d) {

@@ -8,7 +8,7 @@ enum ExitCode : int {
     kExitWrongAnswer = 1,  // the kernel ran but its output is wrong
     kExitBadUsage = 2,     // a bad option or size
     kExitNoDevice = 3,     // no CUDA device (or no usable driver)
-    kExitOutOfMemory = 4,  // the sizes asked for do not fit in device memory
+    kExitOutOfMemory = 4,  // the sizes asked for do not fit in device (or host) memory
     kExitCudaError = 5,    // a CUDA call or a kernel failed
 };
 

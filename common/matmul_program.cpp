@@ -4,6 +4,7 @@
 //   program --check-in-turn  every shape of the battery, checked one after the other (what --check starts)
 //   program --check-shape    one shape, checked (for a shape that crashed or hung the one above)
 //   program --sanitize       memcheck, racecheck and synccheck at a small shape
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -23,7 +24,22 @@ namespace {
 const std::string kTrack = "matmul";
 const std::string kUnit = "GFLOP/s";
 
+// Checked before anything is allocated, so that a shape too large for this machine gets one line instead of a
+// failed cudaMalloc, minutes of swapping or the kernel's OOM killer. On the host: A, B, C brought back, the
+// reference C (in double for a small product) and A or B brought back again (to see that it was left alone);
+// step 1 holds pinned copies of all three as well.
+void require_memory_for(const Options& o) {
+    const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
+    const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N, c = static_cast<size_t>(o.M) * o.N;
+    const size_t guards = 2 * (GuardedMatrix::guard_words(a) + GuardedMatrix::guard_words(b) + GuardedMatrix::guard_words(c));
+    require_device_memory((a + b + 2 * c + guards) * sizeof(float) + (64u << 20),
+                          "a " + shape + " matmul (A, B, C and a reference C)");
+    const size_t host_floats = kStep == 1 ? 2 * (a + b) + 4 * c : a + b + std::max(a, b) + 3 * c;
+    require_host_memory(host_floats * sizeof(float), "a " + shape + " matmul (its host copies)");
+}
+
 int check_one_shape(const Options& o) {
+    require_memory_for(o);
     const CheckResult kernel = check_matmul_on_device(o.M, o.N, o.K, o.seed, {o.misalign, o.guards});
 #ifdef WORKSHOP_HOST_API
     return report_checked_shape(kStep, kernel, [&] { return check_matmul_from_host(o.M, o.N, o.K, o.seed); }, "matmul");
@@ -97,10 +113,7 @@ void add_reference_rows(const Options& o, const DeviceFacts& dev, const std::vec
 
 int run_one_size(const Options& o, const DeviceFacts& dev) {
     const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
-    const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N, c = static_cast<size_t>(o.M) * o.N;
-    const size_t guards = 2 * (GuardedMatrix::guard_words(a) + GuardedMatrix::guard_words(b) + GuardedMatrix::guard_words(c));
-    require_device_memory((a + b + 2 * c + guards) * sizeof(float) + (64u << 20),
-                          "a " + shape + " matmul (A, B, C and a reference C)");
+    require_memory_for(o);
 
     // The checked run: poisoned output inside guard zones, so every element must be written by this launch
     // and nothing around it.
@@ -115,6 +128,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     std::vector<ResultRow> rows;
     std::vector<std::string> details;
 #ifdef WORKSHOP_HOST_API
+    const size_t c = static_cast<size_t>(o.M) * o.N;
     std::vector<float> C(c);
     fill_poison(C.data(), c);
     matmul_from_host(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K);

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,12 +125,17 @@ template <typename Shape, typename CheckOneShape, typename RunOneSize>
 int run_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
              const Shape& sanitizer_shape, CheckOneShape check_one_shape, RunOneSize run_one_size) {
     const DeviceFacts dev = require_device();
-    if (o.check) return run_battery(battery_request(track, step, battery, sanitizer_shape, o));
-    if (o.sanitize) return run_sanitizers(battery_request(track, step, battery, sanitizer_shape, o));
-    if (o.check_shape) return check_one_shape(o);
-    if (o.check_in_turn)
-        return check_shapes_in_turn(track == "transpose" ? Track::Transpose : Track::Matmul, battery, o, check_one_shape);
-    return run_one_size(o, dev);
+    try {
+        if (o.check) return run_battery(battery_request(track, step, battery, sanitizer_shape, o));
+        if (o.sanitize) return run_sanitizers(battery_request(track, step, battery, sanitizer_shape, o));
+        if (o.check_shape) return check_one_shape(o);
+        if (o.check_in_turn)
+            return check_shapes_in_turn(track == "transpose" ? Track::Transpose : Track::Matmul, battery, o, check_one_shape);
+        return run_one_size(o, dev);
+    } catch (const std::bad_alloc&) {  // past require_host_memory's estimate, or where it cannot look
+        fmt::print(stderr, "not enough host memory: an allocation failed (std::bad_alloc)\n");
+        return kExitOutOfMemory;
+    }
 }
 
 // Fills each row's % of the same-run reference row named `reference_name` and % of `peak` (transfers excepted).

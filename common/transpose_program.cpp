@@ -26,7 +26,19 @@ namespace {
 const std::string kTrack = "transpose";
 const std::string kUnit = "GB/s";
 
+// Checked before anything is allocated, so that a shape too large for this machine gets one line instead of a
+// failed cudaMalloc, minutes of swapping or the kernel's OOM killer. On the host: the input, the output brought
+// back and the input brought back again (to see that it was left alone); step 1 holds two pinned copies as well.
+void require_memory_for(const Options& o) {
+    const size_t n = static_cast<size_t>(o.rows) * o.cols;
+    const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
+    const size_t guards = 2 * 2 * GuardedMatrix::guard_words(n);
+    require_device_memory((2 * n + guards) * sizeof(float) + (64u << 20), "a " + shape + " transpose (input and output)");
+    require_host_memory((kStep == 1 ? 4 : 3) * n * sizeof(float), "a " + shape + " transpose (its host copies)");
+}
+
 int check_one_shape(const Options& o) {
+    require_memory_for(o);
     const CheckResult kernel = check_transpose_on_device(o.rows, o.cols, o.seed, {o.misalign, o.guards});
 #ifdef WORKSHOP_HOST_API
     return report_checked_shape(kStep, kernel, [&] { return check_transpose_from_host(o.rows, o.cols, o.seed); }, "transpose");
@@ -111,10 +123,8 @@ void add_reference_rows(const Options& o, const DeviceFacts& dev, const std::vec
 }
 
 int run_one_size(const Options& o, const DeviceFacts& dev) {
-    const size_t n = static_cast<size_t>(o.rows) * o.cols;
     const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
-    const size_t guards = 2 * 2 * GuardedMatrix::guard_words(n);
-    require_device_memory((2 * n + guards) * sizeof(float) + (64u << 20), "a " + shape + " transpose (input and output)");
+    require_memory_for(o);
 
     // The checked run: poisoned output inside guard zones, so every element must be written by this launch
     // and nothing around it.
@@ -129,6 +139,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     std::vector<ResultRow> rows;
     std::vector<std::string> details;
 #ifdef WORKSHOP_HOST_API
+    const size_t n = static_cast<size_t>(o.rows) * o.cols;
     std::vector<float> out(n);
     fill_poison(out.data(), n);
     transpose_from_host(in.data(), out.data(), o.rows, o.cols);

@@ -19,6 +19,7 @@
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/matmul.cu)
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 
 #include "grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
@@ -435,7 +436,11 @@ LaunchInfo matmul_on_device(const float* A, const float* B, float* C, int M, int
     const bool copy_a = Mp != M || Kp != K || !aligned16(A), copy_b = Kp != K || !aligned16(B);
     const size_t a_floats = copy_a ? size_t(Mp) * Kp : 0, b_floats = copy_b ? size_t(Kp) * N : 0;
     const size_t work_floats = size_t(wave_on_this_gpu().blocks()) * Config::BM * Config::BN;
-    float* const buffer = scratch_buffer(a_floats + b_floats + work_floats);
+    // The kernel's offsets are ints, as in every step: enough for any matrix the programs take (2^31 - 1 floats
+    // at most), but a padded copy can be larger than its matrix. A of 2049 x 1048064 fits; padded to 2052 rows
+    // it does not, and `k * lda` would wrap around. Such a shape reads A and B where they are.
+    const bool copies_indexable = std::max(a_floats, b_floats) <= size_t(INT_MAX);
+    float* const buffer = copies_indexable ? scratch_buffer(a_floats + b_floats + work_floats) : nullptr;
     if (!buffer && (copy_a || copy_b))
         return launch<false>(A, B, C, M, M, N, K, nullptr);  // no room for the copies: one-float loads
     float* const a = buffer, * const b = a + a_floats, * const work = b + b_floats;  // (nullptr: no split)
