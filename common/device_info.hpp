@@ -26,7 +26,7 @@ DeviceFacts require_device();
 // Exits with kExitOutOfMemory and one line when `bytes` will not fit in the free device memory.
 void require_device_memory(size_t bytes, const std::string& what);
 
-// The same for host memory, against what the kernel says is available (MemAvailable in /proc/meminfo): past
+// The same for host memory, against what Linux says is available (MemAvailable in /proc/meminfo): past
 // it, a run would swap for minutes or be killed with no word of why. No check where that cannot be read.
 void require_host_memory(size_t bytes, const std::string& what);
 

@@ -43,7 +43,7 @@ if [ "$skipped" -gt 0 ]; then
           awk 'NR == FNR { skipped[$0] = 1; next }
                /^[0-9]+\/[0-9]+ Testing: / { on = ($NF in skipped) }
                on && /no CUDA device/ { print "no CUDA device" }
-               on && /^not enough device memory/ { print "not enough device memory for the largest matrices" }' \
+               on && /^not enough (device|host) memory/ { print "not enough " $3 " memory for the largest matrices" }' \
                - "$details"; } |
         sed -E 's/^no CUDA device.*/no CUDA device on this machine/' | sort -u | sed 's/^/  - /'
 fi
