@@ -91,6 +91,17 @@ ChildJob in_turn_job(const BatteryRequest& r) {
     return job;
 }
 
+// The round trip at make check's very large shape (step 1): two matrices of 2 GB to the GPU and back, and a check
+// of every element, take seconds where a battery shape takes milliseconds.
+ChildJob round_trip_job(const BatteryRequest& r) {
+    ChildJob job;
+    job.argv = {self_path(), "--check-round-trip"};
+    job.argv.insert(job.argv.end(), r.round_trip_shape->args.begin(), r.round_trip_shape->args.end());
+    job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
+    job.timeout_s = 12 * shape_timeout_s();
+    return job;
+}
+
 ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, const BatteryRequest& r) {
     ChildJob job = shape_job(r, r.sanitizer_shape, false);
     std::vector<std::string> prefix = {sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "20",
@@ -232,6 +243,12 @@ std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std:
                        kSideOfOneGridHeight);
 }
 
+std::string byte_count_hint(bool battery_passed, bool round_trip_passed) {
+    if (!battery_passed || round_trip_passed) return {};
+    return "only the round trip with matrices of more than 2^31 bytes fails: is a byte count kept in an int (or "
+           "worked out in int, with a 4 for sizeof(float))? Past 2^31 it turns negative; count bytes in size_t";
+}
+
 // The tools of make check and make sanitize alike. synccheck is the one that names a __syncthreads() inside an if
 // that only some threads of a warp enter; racecheck, if it sees anything, blames the accesses around it.
 const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck", "synccheck"};
@@ -245,10 +262,15 @@ int run_battery(const BatteryRequest& request) {
         for (const auto& tool : tools) jobs.push_back(sanitizer_job(sanitizer, tool, request));
     const size_t in_turn = jobs.size();
     jobs.push_back(in_turn_job(request));
+    const bool has_round_trip = request.round_trip_shape.has_value();
+    if (has_round_trip) jobs.push_back(round_trip_job(request));
 
-    fmt::print("{}: {} shapes; outputs poisoned with NaN and guarded by canaries; "
+    fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries; "
                "+N: the matrices start N floats past an aligned address\n",
-               request.title, request.shapes.size());
+               request.title, request.shapes.size(),
+               has_round_trip ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)",
+                                            request.round_trip_shape->label)
+                              : std::string());
     std::fflush(stdout);
 
     std::vector<ShapeOutcome> shapes(request.shapes.size());
@@ -261,9 +283,14 @@ int run_battery(const BatteryRequest& request) {
             print_block(request.shapes[next_to_print].label, o.headline, o.details);
         }
     };
+    ShapeOutcome round_trip;
     run_children(jobs, parallel_children(), [&](size_t job, const ChildResult& r) {
         if (job < in_turn) {
             tool_outcomes[job] = read_tool(tools[job], r);
+            return;
+        }
+        if (job > in_turn) {
+            round_trip = read_shape(r);
             return;
         }
         const auto finished = finished_shapes(r.out, shapes.size());
@@ -289,6 +316,10 @@ int run_battery(const BatteryRequest& request) {
         print_finished_in_order();
     });
 
+    // Printed last, as the header said: it usually finishes last too.
+    const bool round_trip_skipped = has_round_trip && round_trip.headline.rfind("SKIP", 0) == 0;
+    if (has_round_trip) print_block(request.round_trip_shape->label, round_trip.headline, round_trip.details);
+
     const auto failing = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.pass; });
     const bool any_timeout = std::any_of(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
     std::vector<std::string> reasons;
@@ -300,6 +331,11 @@ int run_battery(const BatteryRequest& request) {
         for (const ShapeOutcome& o : shapes) passed.push_back(o.pass);
         for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})
             if (!hint.empty()) reasons.push_back(std::move(hint));
+    }
+    if (has_round_trip && !round_trip.pass) {
+        reasons.push_back(fmt::format("the round trip at {}: {}", request.round_trip_shape->label,
+                                      reason_of(round_trip.headline)));
+        if (auto hint = byte_count_hint(failing == 0, false); !hint.empty()) reasons.push_back(std::move(hint));
     }
 
     std::string checks_note;
@@ -326,7 +362,14 @@ int run_battery(const BatteryRequest& request) {
 
     const bool pass = reasons.empty();
     if (pass) {
-        fmt::print("PASS: correct on all {} shapes{}{}\n", shapes.size(), checks_note.empty() ? "" : "; ", checks_note);
+        std::string round_trip_note;
+        if (has_round_trip)
+            round_trip_note = round_trip_skipped
+                                  ? fmt::format(" (the round trip at {} not tried here: too little memory)",
+                                                request.round_trip_shape->label)
+                                  : fmt::format(", and the round trip at {}", request.round_trip_shape->label);
+        fmt::print("PASS: correct on all {} shapes{}{}{}\n", shapes.size(), round_trip_note,
+                   checks_note.empty() ? "" : "; ", checks_note);
         return kExitOk;
     }
     std::string line = "FAIL: ";

@@ -1,10 +1,10 @@
 // make check's engine: the shape battery, and compute-sanitizer's memcheck, racecheck and synccheck at one small,
-// awkward shape beside it. The shapes run in one child process, in turn (the program runs itself with
-// --check-in-turn): creating a CUDA context costs a few tenths of a second, once instead of once a shape. A kernel
-// that faults poisons its context and one that hangs holds its process, so the shapes that child did not finish
-// then get a process each (--check-shape), several at a time, and a bad shape takes down no other. Prints a line
-// per shape and per tool, then one last line that starts with PASS: or FAIL: and says why; make check turns it
-// into the verdict.
+// awkward shape beside it; in step 1, also the round trip through host memory at one very large shape. The shapes
+// run in one child process, in turn (the program runs itself with --check-in-turn): creating a CUDA context costs
+// a few tenths of a second, once instead of once a shape. A kernel that faults poisons its context and one that
+// hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
+// several at a time, and a bad shape takes down no other. Prints a line per shape and per tool, then one last line
+// that starts with PASS: or FAIL: and says why; make check turns it into the verdict.
 #pragma once
 
 #include <optional>
@@ -27,6 +27,9 @@ struct BatteryRequest {
     std::vector<BatteryShape> shapes;
     BatteryShape sanitizer_shape;          // where the sanitizers run (guards off, so memcheck sees)
     std::vector<std::string> common_args;  // passed to every child: the seed
+    // Step 1 only: its *_from_host once more, in a process of its own, at a shape whose matrices pass 2^31 bytes
+    // (where a byte count kept in an int goes wrong); "SKIP not tried here" where the machine has too little memory.
+    std::optional<BatteryShape> round_trip_shape;
     // memcheck also reports device memory never freed. Only in step 1, whose *_from_host must free what it
     // allocates (its TODO says so); later steps may keep a buffer for the life of the program, as step 5's
     // matmul solution does.
@@ -50,6 +53,10 @@ std::string mixed_up_sizes_hint(const std::vector<BatteryShape>& shapes, const s
 // one grid's height, the grid most likely asks for more than 65535 blocks on y, or stops there with no loop
 // over the rest.
 std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed);
+
+// A clause for make check's FAIL line, or empty: when every shape of the battery passes and only the round trip
+// with matrices of more than 2^31 bytes fails, a byte count most likely lives in an int.
+std::string byte_count_hint(bool battery_passed, bool round_trip_passed);
 
 // The battery and the memory checks; returns the program's exit code (0 only when everything passed).
 int run_battery(const BatteryRequest& request);

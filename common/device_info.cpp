@@ -64,7 +64,14 @@ size_t host_bytes_available() {
     return 0;
 }
 
-void exit_when_short(const char* memory, size_t bytes, size_t free_bytes, const std::string& what) {
+void exit_when_short(const char* memory, size_t bytes, size_t free_bytes, const std::string& what, WhenShort when_short) {
+    constexpr size_t kSpare = size_t{1} << 30;
+    if (when_short == WhenShort::Skip && (free_bytes < kSpare || bytes > free_bytes - kSpare)) {
+        fmt::print("SKIP not tried here: not enough {} memory: {} needs {} bytes ({:.2f} GiB) and 1 GiB to spare, "
+                   "only {} bytes ({:.2f} GiB) are free\n",
+                   memory, what, bytes, bytes / 1073741824.0, free_bytes, free_bytes / 1073741824.0);
+        std::exit(kExitOk);
+    }
     if (bytes <= free_bytes) return;
     fmt::print(stderr, "not enough {} memory: {} needs {} bytes ({:.2f} GiB), only {} bytes ({:.2f} GiB) are free\n",
                memory, what, bytes, bytes / 1073741824.0, free_bytes, free_bytes / 1073741824.0);
@@ -80,15 +87,16 @@ size_t capped(size_t free_bytes, const char* name) {
 
 }  // namespace
 
-void require_device_memory(size_t bytes, const std::string& what) {
+void require_device_memory(size_t bytes, const std::string& what, WhenShort when_short) {
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    exit_when_short("device", bytes, capped(free_bytes, "WORKSHOP_DEVICE_MEMORY_LIMIT"), what);
+    exit_when_short("device", bytes, capped(free_bytes, "WORKSHOP_DEVICE_MEMORY_LIMIT"), what, when_short);
 }
 
-void require_host_memory(size_t bytes, const std::string& what) {
+void require_host_memory(size_t bytes, const std::string& what, WhenShort when_short) {
     const size_t available = host_bytes_available();  // 0: unknown, so no limit but the cap
-    exit_when_short("host", bytes, capped(available ? available : SIZE_MAX, "WORKSHOP_HOST_MEMORY_LIMIT"), what);
+    exit_when_short("host", bytes, capped(available ? available : SIZE_MAX, "WORKSHOP_HOST_MEMORY_LIMIT"), what,
+                    when_short);
 }
 
 std::string describe(const DeviceFacts& d) {

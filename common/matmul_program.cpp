@@ -48,6 +48,23 @@ int check_one_shape(const Options& o) {
 #endif
 }
 
+// --check-round-trip, make check's very large shape in step 1: matmul_from_host alone, with a B too large for a
+// byte count in an int. The memory is checked before the step's own code runs, so that a cudaMalloc of the
+// student's that fails there is the student's: where it does not fit, the shape is skipped, not failed. The
+// reference is cuBLAS's (the product is past the CPU's share), on copies of its own once the student's are freed.
+int check_round_trip(const Options& o) {
+#ifdef WORKSHOP_HOST_API
+    const std::string what = fmt::format("the round trip of a {}x{}x{} matmul", o.M, o.N, o.K);
+    const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N, c = static_cast<size_t>(o.M) * o.N;
+    require_device_memory((a + b + c) * sizeof(float) + (64u << 20), what + " (A, B and C on the device)", WhenShort::Skip);
+    require_host_memory((a + b + 2 * c) * sizeof(float), what + " (its host copies)", WhenShort::Skip);
+    return report_shape(check_matmul_from_host(o.M, o.N, o.K, o.seed), "matmul_from_host: ");
+#else
+    (void)o;
+    return no_round_trip_in_this_step(kTrack);
+#endif
+}
+
 // Step 1's lesson beyond the kernel: the CPU baseline, and what the trip to the GPU and back costs.
 void add_host_rows(const Options& o, const DeviceFacts& dev, const MatmulInputs& in, std::vector<ResultRow>& rows) {
 #ifdef WORKSHOP_HOST_API
@@ -175,5 +192,6 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Matmul, argc, argv);
-    return run_mode(o, kTrack, kStep, matmul_battery(), matmul_sanitizer_shape(), check_one_shape, run_one_size);
+    return run_mode(o, kTrack, kStep, matmul_battery(), {matmul_sanitizer_shape(), matmul_round_trip_shape()},
+                    check_one_shape, check_round_trip, run_one_size);
 }

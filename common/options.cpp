@@ -130,6 +130,7 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
         {"--check", [&] { o.check = true; }},
         {"--check-shape", [&] { o.check_shape = true; }},
         {"--check-in-turn", [&] { o.check_in_turn = true; }},
+        {"--check-round-trip", [&] { o.check_round_trip = true; }},
         {"--sanitize", [&] { o.sanitize = true; }},
         {"--no-guards", [&] { o.guards = false; }},
         {"--flush-l2", [&] { o.flush_l2 = true; }},
@@ -183,6 +184,8 @@ std::string usage_text(Track track, const std::string& program) {
         "                      racecheck and synccheck at a small shape (make check)\n"
         "  --check-shape       one checked run at the size given (no timing): output, guard zones, inputs\n"
         "  --check-in-turn     every shape of the battery in this process, in turn (what --check starts)\n"
+        "  --check-round-trip  step 1: one checked run of *_from_host alone at the size given, or SKIP where\n"
+        "                      this machine has too little memory for it (--check's shape of over 2^31 bytes)\n"
         "  --misalign N        with --check-shape: the matrices start N (0-3) floats past an aligned address\n"
         "  --no-guards         with --check-shape: no canaries around the matrices (for compute-sanitizer)\n"
         "  --sanitize          memcheck, racecheck and synccheck at a small shape (make sanitize)\n"
@@ -195,8 +198,8 @@ std::string usage_text(Track track, const std::string& program) {
         "  --no-host           step 1: skip timing the CPU version and the round trips through host memory\n"
         "  --format F          human (default), csv or json; --csv and --json are short for it\n"
         "  --seed N            seed of the random inputs\n"
-        "exit codes: 0 correct, 1 wrong answer, 2 bad option, 3 no CUDA device, 4 not enough device memory,\n"
-        "            5 CUDA error\n",
+        "exit codes: 0 correct, 1 wrong answer, 2 bad option, 3 no CUDA device, 4 not enough device (or host)\n"
+        "            memory, 5 CUDA error\n",
         program,
         t ? "  --rows R --cols C   transpose an R x C matrix (default 8192 x 8192)\n"
           : "  --m M --n N --k K   C (M x N) = A (M x K) * B (K x N), column-major (default 4096 each)\n",

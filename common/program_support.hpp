@@ -67,15 +67,22 @@ int report_shape(const Verdict& v, const std::string& what = "");
 int report_checked_shape(int step, const CheckResult& kernel, const std::function<Verdict()>& round_trip,
                          const std::string& function_prefix);
 
+// The shapes make check tries beyond the battery: compute-sanitizer's, and step 1's very large round trip.
+template <typename Shape>
+struct ExtraShapes {
+    Shape sanitizer, round_trip;
+};
+
 // The battery of this program's track and step, for --check and --sanitize.
 template <typename Shape>
 BatteryRequest battery_request(const std::string& track, int step, const std::vector<Shape>& shapes,
-                               const Shape& sanitizer_shape, const Options& o) {
+                               const ExtraShapes<Shape>& extra, const Options& o) {
     BatteryRequest r;
     r.check_leaks = step == 1;
     r.title = fmt::format("{} battery, {}", track, program_label());
     for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args(), s.equal_sides(), s.outgrows_a_grid()});
-    r.sanitizer_shape = {sanitizer_shape.label(), sanitizer_shape.args()};
+    r.sanitizer_shape = {extra.sanitizer.label(), extra.sanitizer.args()};
+    if (step == 1) r.round_trip_shape = BatteryShape{extra.round_trip.label(), extra.round_trip.args()};
     r.common_args = {"--seed", std::to_string(o.seed)};
     return r;
 }
@@ -119,16 +126,23 @@ int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const O
     return kExitOk;
 }
 
+// --check-round-trip where there is no *_from_host (steps 2 to 5): one error line; returns exit 2.
+int no_round_trip_in_this_step(const std::string& function_prefix);
+
 // What every program does once its options are parsed: the battery (--check), the sanitizers (--sanitize), one
-// checked shape (--check-shape), all of them in turn (--check-in-turn), or else the timed run at one size.
-template <typename Shape, typename CheckOneShape, typename RunOneSize>
+// checked shape (--check-shape), step 1's round trip alone (--check-round-trip), all the shapes in turn
+// (--check-in-turn), or else the timed run at one size.
+template <typename Shape, typename CheckOneShape, typename CheckRoundTrip, typename RunOneSize>
 int run_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
-             const Shape& sanitizer_shape, CheckOneShape check_one_shape, RunOneSize run_one_size) {
+             const ExtraShapes<Shape>& extra, CheckOneShape check_one_shape, CheckRoundTrip check_round_trip,
+             RunOneSize run_one_size) {
+    if (o.check_round_trip && step != 1) return no_round_trip_in_this_step(track);
     const DeviceFacts dev = require_device();
     try {
-        if (o.check) return run_battery(battery_request(track, step, battery, sanitizer_shape, o));
-        if (o.sanitize) return run_sanitizers(battery_request(track, step, battery, sanitizer_shape, o));
+        if (o.check) return run_battery(battery_request(track, step, battery, extra, o));
+        if (o.sanitize) return run_sanitizers(battery_request(track, step, battery, extra, o));
         if (o.check_shape) return check_one_shape(o);
+        if (o.check_round_trip) return check_round_trip(o);
         if (o.check_in_turn)
             return check_shapes_in_turn(track == "transpose" ? Track::Transpose : Track::Matmul, battery, o, check_one_shape);
         return run_one_size(o, dev);

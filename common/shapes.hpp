@@ -64,6 +64,11 @@ inline const std::vector<TransposeShape>& transpose_battery() {
 // Where compute-sanitizer runs: small (it is slow), and no side a multiple of any tile.
 inline TransposeShape transpose_sanitizer_shape() { return {67, 45}; }
 
+// Step 1's round trip, once more, with a matrix of more than 2^31 bytes (536,941,583 floats, 2.15 GB): a byte
+// count kept in an int turns negative there, and the cudaMalloc or cudaMemcpy it is passed to fails. No shape of
+// the battery comes near (the largest is 64 MB), nor does make run's 8192 x 8192 (268 MB).
+inline TransposeShape transpose_round_trip_shape() { return {23171, 23173}; }
+
 inline const std::vector<MatmulShape>& matmul_battery() {
     static const std::vector<MatmulShape> shapes = {
         {1, 1, 1},      {1, 257, 129},   {257, 1, 129},  {129, 131, 1},  {1, 1, 1000},   {97, 101, 103},
@@ -76,5 +81,10 @@ inline const std::vector<MatmulShape>& matmul_battery() {
 }
 
 inline MatmulShape matmul_sanitizer_shape() { return {67, 45, 77}; }  // 10 k tiles of 8: step 5 splits it in two
+
+// The same for the matmul: B of 16385 x 32768 is 536,903,680 floats (2.15 GB). One row of C, so that the product
+// (5.4e8 multiply-adds) takes milliseconds, and 32768 columns, which the starting point's loops share among the
+// host's threads.
+inline MatmulShape matmul_round_trip_shape() { return {1, 32768, 16385}; }
 
 }  // namespace workshop

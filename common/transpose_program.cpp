@@ -47,6 +47,22 @@ int check_one_shape(const Options& o) {
 #endif
 }
 
+// --check-round-trip, make check's very large shape in step 1: transpose_from_host alone, with matrices too large
+// for a byte count in an int. The memory is checked before the step's own code runs, so that a cudaMalloc of the
+// student's that fails there is the student's: where it does not fit, the shape is skipped, not failed.
+int check_round_trip(const Options& o) {
+#ifdef WORKSHOP_HOST_API
+    const size_t n = static_cast<size_t>(o.rows) * o.cols;
+    const std::string what = fmt::format("the round trip of a {}x{} transpose", o.rows, o.cols);
+    require_device_memory(2 * n * sizeof(float) + (64u << 20), what + " (its two device buffers)", WhenShort::Skip);
+    require_host_memory(2 * n * sizeof(float), what + " (its host copies)", WhenShort::Skip);
+    return report_shape(check_transpose_from_host(o.rows, o.cols, o.seed), "transpose_from_host: ");
+#else
+    (void)o;
+    return no_round_trip_in_this_step(kTrack);
+#endif
+}
+
 // Step 1's lesson beyond the kernel: what the trip to the GPU and back costs, from pageable and pinned memory.
 void add_transfer_rows(const Options& o, const DeviceFacts& dev, const std::vector<float>& in, float* d_in,
                        std::vector<ResultRow>& rows, std::vector<std::string>& details) {
@@ -188,5 +204,6 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Transpose, argc, argv);
-    return run_mode(o, kTrack, kStep, transpose_battery(), transpose_sanitizer_shape(), check_one_shape, run_one_size);
+    return run_mode(o, kTrack, kStep, transpose_battery(), {transpose_sanitizer_shape(), transpose_round_trip_shape()},
+                    check_one_shape, check_round_trip, run_one_size);
 }

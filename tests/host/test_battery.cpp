@@ -103,3 +103,14 @@ TEST(GridHeight, SilentWhenAShortShapeFailsOrNoneOutgrowsAGrid) {
     EXPECT_EQ(grid_height_hint(kWithLongShapes, {true, true, true, true}), "");
     EXPECT_EQ(grid_height_hint(kShapes, {true, false, true, true, false}), "");
 }
+
+TEST(ByteCount, OnlyTheVeryLargeRoundTripFailingPointsAtAnIntByteCount) {
+    const std::string hint = byte_count_hint(true, false);
+    EXPECT_NE(hint.find("2^31 bytes"), std::string::npos) << hint;
+    EXPECT_NE(hint.find("size_t"), std::string::npos) << hint;
+}
+
+TEST(ByteCount, SilentWhenABatteryShapeFailsTooOrTheRoundTripPasses) {
+    EXPECT_EQ(byte_count_hint(false, false), "");
+    EXPECT_EQ(byte_count_hint(true, true), "");
+}

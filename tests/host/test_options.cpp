@@ -93,6 +93,15 @@ TEST(Options, ReadsOneShapeOfTheBattery) {
     EXPECT_TRUE(parse(Track::Matmul, {"--sanitize"}).options.sanitize);
 }
 
+TEST(Options, ReadsStepOnesRoundTripAtOneShape) {
+    const auto m = parse(Track::Matmul, {"--check-round-trip", "--m", "1", "--n", "32768", "--k", "16385"});
+    ASSERT_TRUE(m.ok()) << m.error;
+    EXPECT_TRUE(m.options.check_round_trip);
+    EXPECT_FALSE(m.options.check_shape);
+    EXPECT_EQ(m.options.N, 32768);
+    EXPECT_FALSE(parse(Track::Transpose, {"--check-shape"}).options.check_round_trip);
+}
+
 TEST(Options, TimingGoesOnForAMinimumTime) {
     EXPECT_EQ(parse(Track::Transpose, {}).options.min_time_s, 1.0);
     EXPECT_EQ(parse(Track::Transpose, {"--min-time", "0"}).options.min_time_s, 0.0);

@@ -4,7 +4,7 @@
 #   expect_verdict.sh PROGRAM REGEX       it must fail it, and its report must match REGEX (the right reason)
 #   expect_verdict.sh PROGRAM REGEX --make-check CHECK_SH STEP TRACK
 #                                         the whole of make check (CHECK_SH) must fail it, for REGEX
-# Exits 3, which the tests report as skipped, where there is no CUDA device.
+# Exits 3, which the tests report as skipped, where there is no CUDA device (or no room for the round trip below).
 set -u
 program=$1 expect=$2
 if [ "${3:-}" = --make-check ]; then
@@ -29,6 +29,12 @@ if [ "$expect" = PASS ]; then
     if [ $code -eq 0 ] && [[ $last == PASS:* ]]; then exit 0; fi
     echo "expected PASS; the checker said (exit $code): $last" >&2
     exit 1
+fi
+# A bug that only step 1's very large round trip shows cannot be shown where that shape does not fit: skipped,
+# with the reason (make test lists it), rather than passed or failed.
+if [ $code -eq 0 ] && [[ $expect == *"round trip at"* ]] && grep -q "SKIP not tried here: " <<<"$output"; then
+    sed -n 's/.*SKIP not tried here: //p' <<<"$output" | head -n 1
+    exit 3
 fi
 if [ $code -eq 0 ] || [[ $last != FAIL:* ]]; then
     echo "expected FAIL; the checker said (exit $code): $last" >&2
