@@ -1,5 +1,6 @@
 #include "matrix_data.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace workshop {
@@ -25,6 +26,12 @@ bool is_poison(float value) {
     return bits == kPoisonBits;
 }
 
-void fill_poison(float* data, size_t count) { std::memset(data, 0xFF, count * sizeof(float)); }
+void fill_poison(float* data, size_t count) {
+    constexpr int64_t kChunk = int64_t{1} << 20;
+    const auto n = static_cast<int64_t>(count);
+#pragma omp parallel for schedule(static)
+    for (int64_t start = 0; start < n; start += kChunk)
+        std::memset(data + start, 0xFF, static_cast<size_t>(std::min(kChunk, n - start)) * sizeof(float));
+}
 
 }  // namespace workshop

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "guarded_matrix.hpp"
+#include "matrix_data.hpp"
 #include "step_api.cuh"
 #include "verify.hpp"
 
@@ -39,7 +40,7 @@ Verdict check_transpose_from_host(int rows, int cols, uint64_t seed);  // step 1
 
 // Seeded random inputs of a matmul (A: M x K, B: K x N).
 struct MatmulInputs {
-    std::vector<float> A, B;
+    HostMatrix A, B;
     MatmulInputs(int M, int N, int K, uint64_t seed);
 };
 

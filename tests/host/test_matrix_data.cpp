@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <cstdint>
@@ -46,6 +47,15 @@ TEST(MatrixData, InputsAreNotSymmetric) {
     for (int r = 0; r < n; ++r)
         for (int c = r + 1; c < n; ++c) symmetric_pairs += m[r * n + c] == m[c * n + r];
     EXPECT_LT(symmetric_pairs, 3);
+}
+
+TEST(MatrixData, PoisonCoversEveryElementAcrossTheThreadsChunksAndNoMore) {
+    const size_t n = (size_t{1} << 21) + 3;  // two whole chunks of 2^20 floats and a few more
+    HostMatrix v(n + 1);
+    std::fill(v.begin(), v.end(), 1.0f);
+    fill_poison(v.data(), n);
+    EXPECT_EQ(std::count_if(v.begin(), v.begin() + n, [](float x) { return is_poison(x); }), static_cast<long>(n));
+    EXPECT_EQ(v[n], 1.0f);
 }
 
 TEST(MatrixData, PoisonIsNaN) {
