@@ -5,10 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "cuda_check.cuh"
+#include "host_memory.hpp"
 #include "metrics.hpp"
 #include "step_api.cuh"
 
@@ -51,19 +50,6 @@ DeviceFacts require_device() {
 
 namespace {
 
-// MemAvailable from /proc/meminfo in bytes, or 0 where there is no such line.
-size_t host_bytes_available() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string line;
-    while (std::getline(meminfo, line)) {
-        std::istringstream fields(line);
-        std::string key;
-        size_t kib = 0;
-        if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
-    }
-    return 0;
-}
-
 void exit_when_short(const char* memory, size_t bytes, size_t free_bytes, const std::string& what, WhenShort when_short) {
     constexpr size_t kSpare = size_t{1} << 30;
     if (when_short == WhenShort::Skip && (free_bytes < kSpare || bytes > free_bytes - kSpare)) {
@@ -94,9 +80,7 @@ void require_device_memory(size_t bytes, const std::string& what, WhenShort when
 }
 
 void require_host_memory(size_t bytes, const std::string& what, WhenShort when_short) {
-    const size_t available = host_bytes_available();  // 0: unknown, so no limit but the cap
-    exit_when_short("host", bytes, capped(available ? available : SIZE_MAX, "WORKSHOP_HOST_MEMORY_LIMIT"), what,
-                    when_short);
+    exit_when_short("host", bytes, capped(host_bytes_available(), "WORKSHOP_HOST_MEMORY_LIMIT"), what, when_short);
 }
 
 std::string describe(const DeviceFacts& d) {

@@ -33,8 +33,9 @@ enum class WhenShort { Exit, Skip };
 // Exits (or skips) when `bytes` will not fit in the free device memory.
 void require_device_memory(size_t bytes, const std::string& what, WhenShort when_short = WhenShort::Exit);
 
-// The same for host memory, against what Linux says is available (MemAvailable in /proc/meminfo): past
-// it, a run would swap for minutes or be killed with no word of why. No check where that cannot be read.
+// The same for host memory, against what Linux says is available (MemAvailable in /proc/meminfo, or less where
+// the process's cgroup allows less: host_memory.hpp): past it, a run would swap for minutes or be killed with no
+// word of why. No check where neither can be read.
 void require_host_memory(size_t bytes, const std::string& what, WhenShort when_short = WhenShort::Exit);
 
 std::string describe(const DeviceFacts& d);
