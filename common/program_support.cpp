@@ -89,11 +89,6 @@ int report_shape(const Verdict& v, const std::string& what) {
     return v.failure.empty() ? kExitWrongAnswer : kExitCudaError;
 }
 
-int no_round_trip_in_this_step(const std::string& function_prefix) {
-    fmt::print(stderr, "error: --check-round-trip checks {}_from_host, which only step 1 has\n", function_prefix);
-    return kExitBadUsage;
-}
-
 int report_checked_shape(int step, const CheckResult& kernel, const std::function<Verdict()>& round_trip,
                          const std::string& function_prefix) {
     const bool kernel_pending = step == 1 && !kernel.launched_kernel();

@@ -126,9 +126,6 @@ int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const O
     return kExitOk;
 }
 
-// --check-round-trip where there is no *_from_host (steps 2 to 5): one error line; returns exit 2.
-int no_round_trip_in_this_step(const std::string& function_prefix);
-
 // What every program does once its options are parsed: the battery (--check), the sanitizers (--sanitize), one
 // checked shape (--check-shape), step 1's round trip alone (--check-round-trip), all the shapes in turn
 // (--check-in-turn), or else the timed run at one size.
@@ -136,7 +133,10 @@ template <typename Shape, typename CheckOneShape, typename CheckRoundTrip, typen
 int run_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
              const ExtraShapes<Shape>& extra, CheckOneShape check_one_shape, CheckRoundTrip check_round_trip,
              RunOneSize run_one_size) {
-    if (o.check_round_trip && step != 1) return no_round_trip_in_this_step(track);
+    if (o.check_round_trip && step != 1) {  // a usage error, said before any GPU is looked for
+        fmt::print(stderr, "error: --check-round-trip checks {}_from_host, which only step 1 has\n", track);
+        return kExitBadUsage;
+    }
     const DeviceFacts dev = require_device();
     try {
         if (o.check) return run_battery(battery_request(track, step, battery, extra, o));
