@@ -112,10 +112,22 @@ ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, co
     return job;
 }
 
+// The line with which the harness refused a shape for lack of memory (device_info.cpp, cuda_check.cpp), or empty.
+// That says nothing about the student's code: another program holds the memory, or the GPU is small. Step 1's own
+// host code can end with exit 4 too, and that is the student's: a cudaMalloc that fails (its line names the call)
+// or a std::bad_alloc (program_support.hpp).
+std::string memory_refusal(const ChildResult& r) {
+    if (r.timed_out || r.exit_code != kExitOutOfMemory) return {};
+    for (const auto& line : lines_of(r.err))
+        if (line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) return line;
+    return {};
+}
+
 // What one shape's child said: its first line is PASS..., SKIP... or FAIL: ..., then details.
 struct ShapeOutcome {
     bool pass = false;
     bool timed_out = false;
+    std::string no_room;  // the program's refusal, when it could not run the shape for lack of memory
     std::string headline;
     std::vector<std::string> details;
 };
@@ -140,8 +152,14 @@ ShapeOutcome read_shape(const ChildResult& r) {
         o.details.assign(verdict + 1, lines.end());
         return o;
     }
+    o.no_room = memory_refusal(r);
+    if (!o.no_room.empty()) {
+        o.headline = "NOT RUN: too little free memory here";
+        o.details.push_back(o.no_room);
+        return o;
+    }
     // The program ended before it could say anything: a CUDA call that failed in the step's own host code
-    // (step 1), memory, or a crash.
+    // (step 1), or a crash.
     o.headline = fmt::format("FAIL: the program ended ({}) before its verdict", describe_ending(r));
     for (const auto& line : lines_of(last_lines(r.err, 3))) o.details.push_back(line);
     return o;
@@ -150,6 +168,7 @@ ShapeOutcome read_shape(const ChildResult& r) {
 struct ToolOutcome {
     bool clean = false;
     bool ran = false;
+    std::string no_room;  // as for a shape
     std::string line;
     std::vector<SanitizerFinding> findings;
 };
@@ -158,7 +177,10 @@ ToolOutcome read_tool(const std::string& tool, const ChildResult& r) {
     ToolOutcome o;
     o.findings = parse_sanitizer_output(tool, r.out + r.err);
     o.ran = !r.timed_out;
-    if (r.timed_out) {
+    o.no_room = o.findings.empty() ? memory_refusal(r) : std::string();
+    if (!o.no_room.empty()) {
+        o.line = "NOT RUN: " + o.no_room;
+    } else if (r.timed_out) {
         o.line = fmt::format("not finished ({}); the shapes above say why", describe_ending(r));
     } else if (!o.findings.empty() || r.exit_code == 86) {
         o.line = o.findings.empty() ? "FOUND PROBLEMS (see make sanitize)" : "FAIL: " + o.findings.front().sentence();
@@ -177,6 +199,13 @@ void print_block(const std::string& label, const std::string& headline, const st
     fmt::print("  {:<14} {}\n", label, headline);
     for (const auto& d : details) fmt::print("  {:<14}   -> {}\n", "", d);
     std::fflush(stdout);
+}
+
+// "a", "a and b", "a, b and c".
+std::string joined_with_and(const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 < items.size() ? ", " : " and ") + items[i];
+    return out;
 }
 
 // Strips "FAIL: " for the summary.
@@ -320,15 +349,19 @@ int run_battery(const BatteryRequest& request) {
     const bool round_trip_skipped = has_round_trip && round_trip.headline.rfind("SKIP", 0) == 0;
     if (has_round_trip) print_block(request.round_trip_shape->label, round_trip.headline, round_trip.details);
 
-    const auto failing = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.pass; });
+    // A shape not run for memory is neither passed nor failed: it counts for no hint, and alone it makes the
+    // verdict NOT CHECKED, not FAIL.
+    const auto failed = [](const ShapeOutcome& o) { return !o.pass && o.no_room.empty(); };
+    const auto failing = std::count_if(shapes.begin(), shapes.end(), failed);
+    const auto not_run = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.no_room.empty(); });
     const bool any_timeout = std::any_of(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
     std::vector<std::string> reasons;
     if (failing) {
-        const auto first = std::find_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.pass; });
+        const auto first = std::find_if(shapes.begin(), shapes.end(), failed);
         reasons.push_back(fmt::format("{} of {} shapes fail, first {}: {}", failing, shapes.size(),
                                       request.shapes[first - shapes.begin()].label, reason_of(first->headline)));
         std::vector<bool> passed;
-        for (const ShapeOutcome& o : shapes) passed.push_back(o.pass);
+        for (const ShapeOutcome& o : shapes) passed.push_back(!failed(o));
         for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})
             if (!hint.empty()) reasons.push_back(std::move(hint));
     }
@@ -339,6 +372,7 @@ int run_battery(const BatteryRequest& request) {
     }
 
     std::string checks_note;
+    std::vector<std::string> not_run_tools;
     if (sanitizer.empty()) {
         checks_note = "memory, race and barrier checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
         fmt::print("{}\n", checks_note);
@@ -347,6 +381,7 @@ int run_battery(const BatteryRequest& request) {
         bool all_clean = true;
         for (size_t t = 0; t < tools.size(); ++t) {
             const ToolOutcome& o = tool_outcomes[t];
+            if (!o.no_room.empty()) not_run_tools.push_back(tools[t]);
             std::vector<std::string> more;
             for (size_t f = 1; f < o.findings.size() && f < 4; ++f) more.push_back(o.findings[f].sentence());
             print_block(tools[t], o.line, more);
@@ -355,11 +390,27 @@ int run_battery(const BatteryRequest& request) {
             const auto news = std::find_if(o.findings.begin(), o.findings.end(),
                                            [&](const SanitizerFinding& f) { return !f.is_api_error() || !failing; });
             if (news != o.findings.end()) reasons.push_back(news->sentence());
-            else if (o.findings.empty() && !o.clean && !any_timeout) reasons.push_back(tools[t] + " " + o.line);
+            else if (o.findings.empty() && !o.clean && !any_timeout && o.no_room.empty())
+                reasons.push_back(tools[t] + " " + o.line);
         }
         checks_note = all_clean ? "memcheck, racecheck and synccheck clean" : "";
     }
 
+    if (reasons.empty() && (not_run || !not_run_tools.empty())) {
+        std::vector<std::string> what;
+        if (not_run) what.push_back(fmt::format("{} of {} shapes", not_run, shapes.size()));
+        what.insert(what.end(), not_run_tools.begin(), not_run_tools.end());
+        const auto shape = std::find_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.no_room.empty(); });
+        const auto tool = std::find_if(tool_outcomes.begin(), tool_outcomes.end(),
+                                       [](const ToolOutcome& o) { return !o.no_room.empty(); });
+        const std::string& refusal = shape != shapes.end() ? shape->no_room : tool->no_room;
+        fmt::print("NOT CHECKED: {} could not run here, and nothing that ran failed: {}; free some ({}) and run make "
+                   "check again\n",
+                   joined_with_and(what), refusal,
+                   refusal.rfind("not enough device", 0) == 0 ? "nvidia-smi lists the programs that hold it"
+                                                              : "or ask the job for more");
+        return kExitOutOfMemory;
+    }
     const bool pass = reasons.empty();
     if (pass) {
         std::string round_trip_note;
@@ -391,15 +442,16 @@ int run_sanitizers(const BatteryRequest& request) {
     run_children(jobs, static_cast<int>(jobs.size()), [&](size_t i, const ChildResult& r) { results[i] = r; });
 
     fmt::print("{} under compute-sanitizer at {} (guards off):\n", request.title, request.sanitizer_shape.label);
-    bool clean = true;
+    bool clean = true, no_room = false;
     for (size_t t = 0; t < tools.size(); ++t) {
         const ToolOutcome o = read_tool(tools[t], results[t]);
         std::vector<std::string> all;
         for (size_t f = 1; f < o.findings.size(); ++f) all.push_back(o.findings[f].sentence());
         print_block(tools[t], o.line, all);
-        clean &= o.clean;
+        no_room |= !o.no_room.empty();
+        clean &= o.clean || !o.no_room.empty();
     }
-    return clean ? kExitOk : kExitWrongAnswer;
+    return !clean ? kExitWrongAnswer : no_room ? kExitOutOfMemory : kExitOk;
 }
 
 }  // namespace workshop

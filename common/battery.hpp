@@ -4,7 +4,8 @@
 // a few tenths of a second, once instead of once a shape. A kernel that faults poisons its context and one that
 // hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
 // several at a time, and a bad shape takes down no other. Prints a line per shape and per tool, then one last line
-// that starts with PASS: or FAIL: and says why; make check turns it into the verdict.
+// that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run for lack of
+// memory and nothing that ran failed; make check turns it into the verdict.
 #pragma once
 
 #include <optional>
@@ -58,7 +59,8 @@ std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std:
 // empty: when every shape of the battery passes, a byte count most likely lives in an int.
 std::string byte_count_hint(bool battery_passed);
 
-// The battery and the memory checks; returns the program's exit code (0 only when everything passed).
+// The battery and the memory checks; returns the program's exit code (0 only when everything passed, 4 for NOT
+// CHECKED).
 int run_battery(const BatteryRequest& request);
 
 // make sanitize: the same three tools at the sanitizer shape, each finding with its source line.

@@ -5,7 +5,9 @@
 # one line:
 #   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]
 #   VERDICT step N TRACK: FAIL (<what went wrong>)
-# and exits 0 on PASS, 3 without a GPU, non-zero otherwise.
+#   VERDICT step N TRACK: NOT CHECKED (<what could not run for lack of memory>)
+# and exits 0 on PASS, 3 without a GPU, 4 for NOT CHECKED (the harness found too little free memory before any of
+# the student's code ran: a verdict on the room, not on the code), non-zero otherwise.
 #   check.sh BIN STEP TRACK [program options for the timing runs]
 set -u -o pipefail
 bin=$1 step=$2 track=$3
@@ -50,6 +52,10 @@ status=${PIPESTATUS[0]}
 last=$(tail -n 1 "$log")
 if [ $status -ne 0 ]; then
     stop_timing
+    if [ $status -eq 4 ] && [[ $last == "NOT CHECKED: "* ]]; then
+        echo "VERDICT step $step $track: NOT CHECKED (${last#NOT CHECKED: })"
+        exit $status
+    fi
     reason=${last#FAIL: }
     [[ $last == FAIL:* ]] || reason="the checker itself ended with exit $status"
     echo "VERDICT step $step $track: FAIL ($reason)"
@@ -70,6 +76,12 @@ if [ $timing_status -ne 0 ]; then
     grep -v '^track,' "$work/mine.csv"
     cat "$work/mine.err"
     failed=$(grep '^FAIL: ' "$work/mine.csv" | tail -n 1)
+    # The harness's refusal of the timed size comes before the student's code runs (as in the battery's NOT RUN).
+    refusal=$(grep -m1 '^not enough ' "$work/mine.err" | grep -v 'std::bad_alloc')
+    if [ $timing_status -eq 4 ] && [ -z "$failed" ] && [ -n "$refusal" ]; then
+        echo "VERDICT step $step $track: NOT CHECKED (correct on every shape, but the timed run could not start: $refusal)"
+        exit $timing_status
+    fi
     reason=${failed#FAIL: }
     [ -n "$failed" ] || reason="the timing run ended with exit $timing_status: $(tail -n 1 "$work/mine.err")"
     echo "VERDICT step $step $track: FAIL ($reason)"

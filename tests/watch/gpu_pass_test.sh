@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make watch with a GPU: a save with a classic bug (the tile read back the way it was stored) shows FAIL, h
-# shows two hints, a save of the fix shows PASS and offers the next step, and the verdict is remembered.
+# shows two hints, a save of the fix shows PASS and offers the next step, and the verdict is remembered; then,
+# with too little device memory, NOT CHECKED, and the PASS is kept.
 # Without a CUDA device: skipped (exit 3), saying so.
 #   gpu_pass_test.sh TREE [SCREENS]   (TREE from prepare_tree.sh; SCREENS, or $WATCH_SCREENS: a file that gets
 #                                      those screens as text)
@@ -51,4 +52,15 @@ echo "the passing save gave PASS and offered step 4"
 drive_wait 10 "done: 1 of 10" || fail "the screen does not count the step as done"
 drive_keys q
 drive_wait 10 "watch exited: 0" || fail "q"
+
+# Too little free GPU memory to check is a verdict on the room, not on the code: NOT CHECKED (exit 4), with advice
+# to match, and the PASS stays remembered.
+out=$(WORKSHOP_DEVICE_MEMORY_LIMIT=1000000 WATCH=once "$tree/common/make/watch.sh" "$tree/build" 3 transpose </dev/null 2>&1)
+code=$?
+{ echo "==== WATCH=once with 1 MB of device memory"; echo "$out"; } >>"$screens"
+[ $code -eq 4 ] || fail "too little memory: exit $code, expected 4: $out"
+grep -q "^VERDICT step 3 transpose: NOT CHECKED (16 of 16 shapes" <<<"$out" || fail "no NOT CHECKED verdict: $out"
+grep -q "too little free memory to check your code" <<<"$out" || fail "no advice for too little memory: $out"
+[ "$(progress_state 3 transpose)" = "done" ] || fail "NOT CHECKED replaced the PASS: $(progress_row 3 transpose)"
+echo "too little memory gave NOT CHECKED and kept the PASS"
 echo PASS

@@ -37,6 +37,8 @@ expect "a later verdict replaces the earlier one" "$(progress_state 1 transpose)
 expect "one line per step and track" "$(grep -c $'^1\ttranspose\t' "$PROGRESS_FILE")" 1
 expect "the first step not done now" "$(progress_next)" "1 matmul"
 
+progress_record "VERDICT step 3 transpose: NOT CHECKED (16 of 16 shapes could not run here, and nothing that ran failed: not enough device memory)"
+expect "too little memory to check keeps the last verdict" "$(progress_state 3 transpose)" done
 progress_record "== step 3 transpose: your code on the shape battery"
 progress_record "VERDICT step 9 transpose: PASS, 1 GB/s, 100% of the solution"
 expect "other lines change nothing" "$(wc -l <"$PROGRESS_FILE")" 4
