@@ -71,8 +71,17 @@ std::string last_lines(const std::string& text, size_t n) {
     return out;
 }
 
-ChildJob shape_job(const BatteryRequest& r, const BatteryShape& s, bool guards) {
+// A child's clock starts at its ready line (child_processes.hpp says why); a child not ready after this long is
+// not run, and says so.
+ChildJob child_job() {
     ChildJob job;
+    job.ready_line = kChildReady;
+    job.start_timeout_s = 12 * shape_timeout_s();
+    return job;
+}
+
+ChildJob shape_job(const BatteryRequest& r, const BatteryShape& s, bool guards) {
+    ChildJob job = child_job();
     job.argv = {self_path(), "--check-shape"};
     job.argv.insert(job.argv.end(), s.args.begin(), s.args.end());
     job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
@@ -82,7 +91,7 @@ ChildJob shape_job(const BatteryRequest& r, const BatteryShape& s, bool guards) 
 }
 
 ChildJob in_turn_job(const BatteryRequest& r) {
-    ChildJob job;
+    ChildJob job = child_job();
     job.argv = {self_path(), "--check-in-turn"};
     job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
     // The whole battery takes about a second on a current GPU; a shape that hangs is found again in its own
@@ -94,7 +103,7 @@ ChildJob in_turn_job(const BatteryRequest& r) {
 // The round trip at make check's very large shape (step 1): two matrices of 2 GB to the GPU and back, and a check
 // of every element, take seconds where a battery shape takes milliseconds.
 ChildJob round_trip_job(const BatteryRequest& r) {
-    ChildJob job;
+    ChildJob job = child_job();
     job.argv = {self_path(), "--check-round-trip"};
     job.argv.insert(job.argv.end(), r.round_trip_shape->args.begin(), r.round_trip_shape->args.end());
     job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
@@ -112,22 +121,11 @@ ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, co
     return job;
 }
 
-// The line with which the harness refused a shape for lack of memory (device_info.cpp, cuda_check.cpp), or empty.
-// That says nothing about the student's code: another program holds the memory, or the GPU is small. Step 1's own
-// host code can end with exit 4 too, and that is the student's: a cudaMalloc that fails (its line names the call)
-// or a std::bad_alloc (program_support.hpp).
-std::string memory_refusal(const ChildResult& r) {
-    if (r.timed_out || r.exit_code != kExitOutOfMemory) return {};
-    for (const auto& line : lines_of(r.err))
-        if (line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) return line;
-    return {};
-}
-
 // What one shape's child said: its first line is PASS..., SKIP... or FAIL: ..., then details.
 struct ShapeOutcome {
     bool pass = false;
     bool timed_out = false;
-    std::string no_room;  // the program's refusal, when it could not run the shape for lack of memory
+    std::string not_run_why;  // not_run_reason(), when the shape could not run here
     std::string headline;
     std::vector<std::string> details;
 };
@@ -135,6 +133,11 @@ struct ShapeOutcome {
 ShapeOutcome read_shape(const ChildResult& r) {
     ShapeOutcome o;
     const auto lines = lines_of(r.out);
+    o.not_run_why = not_run_reason(r);
+    if (!o.not_run_why.empty()) {
+        o.headline = "NOT RUN: " + o.not_run_why;
+        return o;
+    }
     if (r.timed_out) {
         o.timed_out = true;
         o.headline = fmt::format("FAIL: {}: the kernel never finished", describe_ending(r));
@@ -152,12 +155,6 @@ ShapeOutcome read_shape(const ChildResult& r) {
         o.details.assign(verdict + 1, lines.end());
         return o;
     }
-    o.no_room = memory_refusal(r);
-    if (!o.no_room.empty()) {
-        o.headline = "NOT RUN: too little free memory here";
-        o.details.push_back(o.no_room);
-        return o;
-    }
     // The program ended before it could say anything: a CUDA call that failed in the step's own host code
     // (step 1), or a crash.
     o.headline = fmt::format("FAIL: the program ended ({}) before its verdict", describe_ending(r));
@@ -168,7 +165,7 @@ ShapeOutcome read_shape(const ChildResult& r) {
 struct ToolOutcome {
     bool clean = false;
     bool ran = false;
-    std::string no_room;  // as for a shape
+    std::string not_run_why;  // as for a shape
     std::string line;
     std::vector<SanitizerFinding> findings;
 };
@@ -177,9 +174,9 @@ ToolOutcome read_tool(const std::string& tool, const ChildResult& r) {
     ToolOutcome o;
     o.findings = parse_sanitizer_output(tool, r.out + r.err);
     o.ran = !r.timed_out;
-    o.no_room = o.findings.empty() ? memory_refusal(r) : std::string();
-    if (!o.no_room.empty()) {
-        o.line = "NOT RUN: " + o.no_room;
+    o.not_run_why = o.findings.empty() ? not_run_reason(r) : std::string();
+    if (!o.not_run_why.empty()) {
+        o.line = "NOT RUN: " + o.not_run_why;
     } else if (r.timed_out) {
         o.line = fmt::format("not finished ({}); the shapes above say why", describe_ending(r));
     } else if (!o.findings.empty() || r.exit_code == 86) {
@@ -214,6 +211,23 @@ std::string reason_of(const std::string& headline) {
 }
 
 }  // namespace
+
+std::string not_run_reason(const ChildResult& r) {
+    if (r.timed_out && !r.ready)
+        return fmt::format("not ready to start after {:.0f} s: the GPU or the machine is busy with other programs",
+                           r.seconds);
+    if (r.timed_out || r.exit_code != kExitOutOfMemory) return {};
+    for (const auto& line : lines_of(r.err))
+        if (line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) return line;
+    return {};
+}
+
+std::string what_to_do_when_not_run(const std::string& why) {
+    if (why.rfind("not enough device memory", 0) == 0)
+        return "free some (nvidia-smi lists the programs that hold it) and run make check again";
+    if (why.rfind("not enough host memory", 0) == 0) return "free some (or ask the job for more) and run make check again";
+    return "run make check again when it is less busy";
+}
 
 std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count) {
     std::vector<std::optional<ChildResult>> finished(shape_count);
@@ -351,9 +365,9 @@ int run_battery(const BatteryRequest& request) {
 
     // A shape not run for memory is neither passed nor failed: it counts for no hint, and alone it makes the
     // verdict NOT CHECKED, not FAIL.
-    const auto failed = [](const ShapeOutcome& o) { return !o.pass && o.no_room.empty(); };
+    const auto failed = [](const ShapeOutcome& o) { return !o.pass && o.not_run_why.empty(); };
     const auto failing = std::count_if(shapes.begin(), shapes.end(), failed);
-    const auto not_run = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.no_room.empty(); });
+    const auto not_run = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.not_run_why.empty(); });
     const bool any_timeout = std::any_of(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
     std::vector<std::string> reasons;
     if (failing) {
@@ -381,7 +395,7 @@ int run_battery(const BatteryRequest& request) {
         bool all_clean = true;
         for (size_t t = 0; t < tools.size(); ++t) {
             const ToolOutcome& o = tool_outcomes[t];
-            if (!o.no_room.empty()) not_run_tools.push_back(tools[t]);
+            if (!o.not_run_why.empty()) not_run_tools.push_back(tools[t]);
             std::vector<std::string> more;
             for (size_t f = 1; f < o.findings.size() && f < 4; ++f) more.push_back(o.findings[f].sentence());
             print_block(tools[t], o.line, more);
@@ -390,7 +404,7 @@ int run_battery(const BatteryRequest& request) {
             const auto news = std::find_if(o.findings.begin(), o.findings.end(),
                                            [&](const SanitizerFinding& f) { return !f.is_api_error() || !failing; });
             if (news != o.findings.end()) reasons.push_back(news->sentence());
-            else if (o.findings.empty() && !o.clean && !any_timeout && o.no_room.empty())
+            else if (o.findings.empty() && !o.clean && !any_timeout && o.not_run_why.empty())
                 reasons.push_back(tools[t] + " " + o.line);
         }
         checks_note = all_clean ? "memcheck, racecheck and synccheck clean" : "";
@@ -400,15 +414,12 @@ int run_battery(const BatteryRequest& request) {
         std::vector<std::string> what;
         if (not_run) what.push_back(fmt::format("{} of {} shapes", not_run, shapes.size()));
         what.insert(what.end(), not_run_tools.begin(), not_run_tools.end());
-        const auto shape = std::find_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.no_room.empty(); });
+        const auto shape = std::find_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.not_run_why.empty(); });
         const auto tool = std::find_if(tool_outcomes.begin(), tool_outcomes.end(),
-                                       [](const ToolOutcome& o) { return !o.no_room.empty(); });
-        const std::string& refusal = shape != shapes.end() ? shape->no_room : tool->no_room;
-        fmt::print("NOT CHECKED: {} could not run here, and nothing that ran failed: {}; free some ({}) and run make "
-                   "check again\n",
-                   joined_with_and(what), refusal,
-                   refusal.rfind("not enough device", 0) == 0 ? "nvidia-smi lists the programs that hold it"
-                                                              : "or ask the job for more");
+                                       [](const ToolOutcome& o) { return !o.not_run_why.empty(); });
+        const std::string& why = shape != shapes.end() ? shape->not_run_why : tool->not_run_why;
+        fmt::print("NOT CHECKED: {} could not run here, and nothing that ran failed: {}; {}\n", joined_with_and(what),
+                   why, what_to_do_when_not_run(why));
         return kExitOutOfMemory;
     }
     const bool pass = reasons.empty();
@@ -442,16 +453,16 @@ int run_sanitizers(const BatteryRequest& request) {
     run_children(jobs, static_cast<int>(jobs.size()), [&](size_t i, const ChildResult& r) { results[i] = r; });
 
     fmt::print("{} under compute-sanitizer at {} (guards off):\n", request.title, request.sanitizer_shape.label);
-    bool clean = true, no_room = false;
+    bool clean = true, not_run = false;
     for (size_t t = 0; t < tools.size(); ++t) {
         const ToolOutcome o = read_tool(tools[t], results[t]);
         std::vector<std::string> all;
         for (size_t f = 1; f < o.findings.size(); ++f) all.push_back(o.findings[f].sentence());
         print_block(tools[t], o.line, all);
-        no_room |= !o.no_room.empty();
-        clean &= o.clean || !o.no_room.empty();
+        not_run |= !o.not_run_why.empty();
+        clean &= o.clean || !o.not_run_why.empty();
     }
-    return !clean ? kExitWrongAnswer : no_room ? kExitOutOfMemory : kExitOk;
+    return !clean ? kExitWrongAnswer : not_run ? kExitOutOfMemory : kExitOk;
 }
 
 }  // namespace workshop

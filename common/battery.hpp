@@ -4,8 +4,9 @@
 // a few tenths of a second, once instead of once a shape. A kernel that faults poisons its context and one that
 // hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
 // several at a time, and a bad shape takes down no other. Prints a line per shape and per tool, then one last line
-// that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run for lack of
-// memory and nothing that ran failed; make check turns it into the verdict.
+// that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run here (too
+// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; make check turns it
+// into the verdict.
 #pragma once
 
 #include <optional>
@@ -36,6 +37,18 @@ struct BatteryRequest {
     // matmul solution does.
     bool check_leaks = false;
 };
+
+// What make check's children (--check-shape, --check-in-turn, --check-round-trip) print once they have a CUDA
+// context, before any of the student's code runs: their time limits count from there (ChildJob::ready_line).
+constexpr const char* kChildReady = "@@ ready";
+
+// Why a child could not run its shape or tool here, or empty: the harness's refusal for too little free memory
+// (its "not enough ... memory" line, before any of the student's code ran), or a child not ready to start in
+// time. Neither says anything about the student's code, so make check says NOT CHECKED, not FAIL. Step 1's own
+// host code ends with exit 4 too when its cudaMalloc fails, or on a std::bad_alloc: those are the student's.
+std::string not_run_reason(const ChildResult& r);
+// What to do about a not_run_reason(): free memory, or wait for a quieter GPU.
+std::string what_to_do_when_not_run(const std::string& why);
 
 // What --check-in-turn prints around each shape's verdict: "<begins> I" before it, "<ends> I EXIT" after it.
 constexpr const char* kShapeBegins = "@@ shape begins";

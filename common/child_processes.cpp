@@ -19,13 +19,22 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+Clock::duration as_duration(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+
 struct Running {
     size_t job;
     pid_t pid;
     int out_fd, err_fd;
-    Clock::time_point started, deadline;
+    Clock::time_point started, deadline;  // started: at its ready line, once it has printed it
     ChildResult result;
 };
+
+// Whether `out` holds `line` as a whole line.
+bool has_line(const std::string& out, const std::string& line) {
+    for (size_t at = out.find(line); at != std::string::npos; at = out.find(line, at + 1))
+        if ((at == 0 || out[at - 1] == '\n') && out.compare(at + line.size(), 1, "\n") == 0) return true;
+    return false;
+}
 
 std::optional<Running> start(const ChildJob& job, size_t index) {
     int out[2], err[2];
@@ -56,8 +65,12 @@ std::optional<Running> start(const ChildJob& job, size_t index) {
     }
     setpgid(pid, pid);  // also here, so the group exists whichever of the two runs first
     const auto now = Clock::now();
-    const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(job.timeout_s));
-    return Running{index, pid, out[0], err[0], now, now + limit, {}};
+    Running r{index, pid, out[0], err[0], now, now + as_duration(job.timeout_s), {}};
+    if (!job.ready_line.empty()) {
+        r.result.ready = false;
+        r.deadline = now + as_duration(job.start_timeout_s);
+    }
+    return r;
 }
 
 // Reads what is there; returns false at end of file.
@@ -124,6 +137,12 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
                     if (f.fd == r.out_fd && !drain(r.out_fd, r.result.out)) close(r.out_fd), r.out_fd = -1;
                     else if (f.fd == r.err_fd && !drain(r.err_fd, r.result.err)) close(r.err_fd), r.err_fd = -1;
                 }
+                const ChildJob& job = jobs[r.job];
+                if (!r.result.ready && has_line(r.result.out, job.ready_line)) {
+                    r.result.ready = true;
+                    r.started = Clock::now();
+                    r.deadline = r.started + as_duration(job.timeout_s);
+                }
                 const bool closed = r.out_fd < 0 && r.err_fd < 0;
                 const bool late = Clock::now() >= r.deadline;
                 if (closed || late) {
@@ -140,7 +159,7 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
 }
 
 std::string describe_ending(const ChildResult& r) {
-    if (r.timed_out) return fmt::format("no answer after {:.0f} s", r.seconds);
+    if (r.timed_out) return fmt::format("{} after {:.0f} s", r.ready ? "no answer" : "not ready", r.seconds);
     if (r.signal) {
         const char* name = sigabbrev_np(r.signal);
         return fmt::format("killed by SIG{}", name ? name : std::to_string(r.signal).c_str());

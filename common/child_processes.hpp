@@ -12,13 +12,20 @@ namespace workshop {
 struct ChildJob {
     std::vector<std::string> argv;  // argv[0] is the program (a path, or a name looked up in PATH)
     double timeout_s = 60;
+    // When set, the child prints this line on stdout once it is ready for its work, and timeout_s counts from
+    // there; until then start_timeout_s applies. Making a CUDA context takes a few tenths of a second on an idle
+    // GPU, and many seconds on one where dozens of other processes are starting theirs (a room sharing a GPU, or
+    // make test's sanitizer runs): no fault of the code the child checks.
+    std::string ready_line;
+    double start_timeout_s = 120;
 };
 
 struct ChildResult {
     int exit_code = -1;  // when the child exited; -1 otherwise
     int signal = 0;      // when a signal ended it
     bool timed_out = false;
-    double seconds = 0;
+    bool ready = true;   // false when the job names a ready line and the child never printed it
+    double seconds = 0;  // since the child started, or since its ready line where the job names one
     std::string out, err;
     bool exited(int code) const { return exit_code == code; }
 };
@@ -28,7 +35,7 @@ struct ChildResult {
 void run_children(const std::vector<ChildJob>& jobs, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done);
 
-// "exit 5", "killed by SIGSEGV", "no answer after 10 s".
+// "exit 5", "killed by SIGSEGV", "no answer after 10 s", "not ready after 120 s".
 std::string describe_ending(const ChildResult& r);
 
 }  // namespace workshop

@@ -138,6 +138,10 @@ int run_mode(const Options& o, const std::string& track, int step, const std::ve
         return kExitBadUsage;
     }
     const DeviceFacts dev = require_device();
+    if (o.check_shape || o.check_in_turn || o.check_round_trip) {
+        fmt::print("{}\n", kChildReady);
+        std::fflush(stdout);
+    }
     try {
         if (o.check) return run_battery(battery_request(track, step, battery, extra, o));
         if (o.sanitize) return run_sanitizers(battery_request(track, step, battery, extra, o));

@@ -111,3 +111,45 @@ TEST(ByteCount, OnlyTheVeryLargeRoundTripFailingPointsAtAnIntByteCount) {
 }
 
 TEST(ByteCount, SilentWhenABatteryShapeFailsToo) { EXPECT_EQ(byte_count_hint(false), ""); }
+
+namespace {
+ChildResult ended(int exit_code, const std::string& err) {
+    ChildResult r;
+    r.exit_code = exit_code;
+    r.err = err;
+    return r;
+}
+}  // namespace
+
+TEST(NotRun, TheHarnessRefusingMemoryIsNoVerdictOnTheCode) {
+    const std::string refusal =
+        "not enough device memory: a 4096x4096 transpose (input and output) needs 218103808 bytes (0.20 GiB), only "
+        "68157440 bytes (0.06 GiB) are free";
+    EXPECT_EQ(not_run_reason(ended(4, "@@ ready\n" + refusal + "\n")), refusal);
+    EXPECT_EQ(not_run_reason(ended(4, "not enough host memory: a 1x1x1 matmul (its host copies) needs 24 bytes\n")),
+              "not enough host memory: a 1x1x1 matmul (its host copies) needs 24 bytes");
+    EXPECT_NE(what_to_do_when_not_run(refusal).find("nvidia-smi"), std::string::npos);
+}
+
+TEST(NotRun, TheStudentsOwnFailedAllocationIsAFail) {
+    // Step 1's cudaMalloc of a byte count gone wrong, and a std::bad_alloc, end with exit 4 too.
+    EXPECT_EQ(not_run_reason(ended(4, "transpose.cu:18: cudaMalloc(&d_in, bytes) failed: cudaErrorMemoryAllocation "
+                                      "(out of memory)\n")),
+              "");
+    EXPECT_EQ(not_run_reason(ended(4, "not enough host memory: an allocation failed (std::bad_alloc)\n")), "");
+    // The refusal's words with another exit code are not the harness's refusal.
+    EXPECT_EQ(not_run_reason(ended(1, "not enough device memory: needs 1 bytes\n")), "");
+}
+
+TEST(NotRun, AChildNeverReadyIsNotRunAndOneThatHangsAfterIsAFail) {
+    ChildResult never_ready;
+    never_ready.timed_out = true;
+    never_ready.ready = false;
+    never_ready.seconds = 120;
+    const std::string why = not_run_reason(never_ready);
+    EXPECT_EQ(why.rfind("not ready to start after 120 s", 0), 0u) << why;
+    EXPECT_NE(what_to_do_when_not_run(why).find("less busy"), std::string::npos);
+    ChildResult hung = never_ready;
+    hung.ready = true;
+    EXPECT_EQ(not_run_reason(hung), "");
+}

@@ -19,7 +19,12 @@ std::map<size_t, ChildResult> run_all(const std::vector<ChildJob>& jobs, int par
     return results;
 }
 
-ChildJob shell(const std::string& script, double timeout_s = 30) { return {{"/bin/sh", "-c", script}, timeout_s}; }
+ChildJob shell(const std::string& script, double timeout_s = 30) {
+    ChildJob job;
+    job.argv = {"/bin/sh", "-c", script};
+    job.timeout_s = timeout_s;
+    return job;
+}
 
 }  // namespace
 
@@ -60,7 +65,42 @@ TEST(ChildProcesses, RunsEveryJobWhateverTheParallelism) {
 }
 
 TEST(ChildProcesses, AProgramThatCannotStartSaysSo) {
-    const auto r = run_all({{{"/no/such/program"}, 5}}, 1);
+    ChildJob missing;
+    missing.argv = {"/no/such/program"};
+    const auto r = run_all({missing}, 1);
     EXPECT_TRUE(r.at(0).exited(127));
     EXPECT_NE(r.at(0).err.find("could not start"), std::string::npos);
+}
+
+TEST(ChildProcesses, TheClockStartsAtTheReadyLine) {
+    // Slow to get ready (as a CUDA context on a busy GPU), then quick: within its limit.
+    ChildJob slow_start = shell("sleep 1; echo '@@ ready'; sleep 0.2; echo done", 0.6);
+    slow_start.ready_line = "@@ ready";
+    slow_start.start_timeout_s = 10;
+    const auto r = run_all({slow_start}, 1);
+    EXPECT_FALSE(r.at(0).timed_out);
+    EXPECT_TRUE(r.at(0).ready);
+    EXPECT_TRUE(r.at(0).exited(0));
+    EXPECT_LT(r.at(0).seconds, 0.6);
+}
+
+TEST(ChildProcesses, ALineThatOnlyContainsTheReadyLineIsNotIt) {
+    ChildJob job = shell("echo 'not @@ ready'; echo '@@ ready now'; sleep 30", 30);
+    job.ready_line = "@@ ready";
+    job.start_timeout_s = 0.5;
+    const auto r = run_all({job}, 1);
+    EXPECT_TRUE(r.at(0).timed_out);
+    EXPECT_FALSE(r.at(0).ready);
+    EXPECT_EQ(describe_ending(r.at(0)).rfind("not ready after", 0), 0u) << describe_ending(r.at(0));
+}
+
+TEST(ChildProcesses, AHangAfterTheReadyLineIsKilledAtItsTimeout) {
+    ChildJob job = shell("echo '@@ ready'; sleep 30", 0.5);
+    job.ready_line = "@@ ready";
+    job.start_timeout_s = 30;
+    const auto r = run_all({job}, 1);
+    EXPECT_TRUE(r.at(0).timed_out);
+    EXPECT_TRUE(r.at(0).ready);
+    EXPECT_LT(r.at(0).seconds, 5);
+    EXPECT_EQ(describe_ending(r.at(0)).rfind("no answer after", 0), 0u);
 }
