@@ -363,8 +363,9 @@ int run_battery(const BatteryRequest& request) {
     const bool round_trip_skipped = has_round_trip && round_trip.headline.rfind("SKIP", 0) == 0;
     if (has_round_trip) print_block(request.round_trip_shape->label, round_trip.headline, round_trip.details);
 
-    // A shape not run for memory is neither passed nor failed: it counts for no hint, and alone it makes the
-    // verdict NOT CHECKED, not FAIL.
+    // A shape not run here (too little memory, a GPU too busy to start it) is neither passed nor failed: it counts
+    // for no hint, and alone it makes the verdict NOT CHECKED, not FAIL. The same goes for the round trip and the
+    // tools.
     const auto failed = [](const ShapeOutcome& o) { return !o.pass && o.not_run_why.empty(); };
     const auto failing = std::count_if(shapes.begin(), shapes.end(), failed);
     const auto not_run = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.not_run_why.empty(); });
@@ -379,7 +380,8 @@ int run_battery(const BatteryRequest& request) {
         for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})
             if (!hint.empty()) reasons.push_back(std::move(hint));
     }
-    if (has_round_trip && !round_trip.pass) {
+    const bool round_trip_not_run = has_round_trip && !round_trip.not_run_why.empty();
+    if (has_round_trip && !round_trip.pass && !round_trip_not_run) {
         reasons.push_back(fmt::format("the round trip at {}: {}", request.round_trip_shape->label,
                                       reason_of(round_trip.headline)));
         if (auto hint = byte_count_hint(failing == 0); !hint.empty()) reasons.push_back(std::move(hint));
@@ -410,14 +412,17 @@ int run_battery(const BatteryRequest& request) {
         checks_note = all_clean ? "memcheck, racecheck and synccheck clean" : "";
     }
 
-    if (reasons.empty() && (not_run || !not_run_tools.empty())) {
+    if (reasons.empty() && (not_run || round_trip_not_run || !not_run_tools.empty())) {
         std::vector<std::string> what;
         if (not_run) what.push_back(fmt::format("{} of {} shapes", not_run, shapes.size()));
+        if (round_trip_not_run) what.push_back("the round trip at " + request.round_trip_shape->label);
         what.insert(what.end(), not_run_tools.begin(), not_run_tools.end());
         const auto shape = std::find_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.not_run_why.empty(); });
         const auto tool = std::find_if(tool_outcomes.begin(), tool_outcomes.end(),
                                        [](const ToolOutcome& o) { return !o.not_run_why.empty(); });
-        const std::string& why = shape != shapes.end() ? shape->not_run_why : tool->not_run_why;
+        const std::string& why = shape != shapes.end() ? shape->not_run_why
+                                 : round_trip_not_run ? round_trip.not_run_why
+                                                      : tool->not_run_why;
         fmt::print("NOT CHECKED: {} could not run here, and nothing that ran failed: {}; {}\n", joined_with_and(what),
                    why, what_to_do_when_not_run(why));
         return kExitOutOfMemory;

@@ -8,7 +8,8 @@ enum ExitCode : int {
     kExitWrongAnswer = 1,  // the kernel ran but its output is wrong
     kExitBadUsage = 2,     // a bad option or size
     kExitNoDevice = 3,     // no CUDA device (or no usable driver)
-    kExitOutOfMemory = 4,  // the sizes asked for do not fit in device (or host) memory
+    kExitOutOfMemory = 4,  // the sizes asked for do not fit in device (or host) memory; from --check and
+                           // --sanitize: NOT CHECKED, part of the check could not run here (that, or a busy GPU)
     kExitCudaError = 5,    // a CUDA call or a kernel failed
 };
 

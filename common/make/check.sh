@@ -6,8 +6,9 @@
 #   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]
 #   VERDICT step N TRACK: FAIL (<what went wrong>)
 #   VERDICT step N TRACK: NOT CHECKED (<what could not run for lack of memory>)
-# and exits 0 on PASS, 3 without a GPU, 4 for NOT CHECKED (the harness found too little free memory before any of
-# the student's code ran: a verdict on the room, not on the code), non-zero otherwise.
+# and exits 0 on PASS, 3 without a GPU, 4 for NOT CHECKED (part of the check could not run here: too little free
+# memory before any of the student's code ran, or a GPU too busy to start it; a verdict on the room, not on the
+# code), non-zero otherwise.
 #   check.sh BIN STEP TRACK [program options for the timing runs]
 set -u -o pipefail
 bin=$1 step=$2 track=$3

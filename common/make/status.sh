@@ -63,7 +63,7 @@ for step in 1 2 3 4 5; do
             "$bin/step${step}_${track}" --check >/dev/null 2>&1
             case $? in
                 0) correct=PASS ;;
-                4) problem="too little free memory on the GPU (or the machine) to check it: free some and run make status again" ;;
+                4) problem="part of the check could not run here (too little free memory, or a GPU too busy): make check says which" ;;
                 *) correct=FAIL problem="make check shows the first wrong element" ;;
             esac
             mine=$(step_rate "$bin/step${step}_${track}" $size --reps 5 --min-time 0 --warmup 1 2>/dev/null)

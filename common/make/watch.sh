@@ -4,7 +4,7 @@
 # h hint, p profile, s sanitize, n/b next/previous step, t the other track, l the list, r reset, q quit.
 #   watch.sh BUILD_DIR [STEP] [TRACKS]
 # WATCH=once, or no terminal: one screen for the current step, then exit (0 PASS, 1 compile error or FAIL,
-# 3 no GPU to check on, 4 too little free memory to check). WATCH_POLL=1 looks at the files every half second instead of using inotifywait.
+# 3 no GPU to check on, 4 part of the check could not run here: too little free memory, or a GPU too busy). WATCH_POLL=1 looks at the files every half second instead of using inotifywait.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -44,7 +44,7 @@ keep_starting_points
 
 took=""         # how long the last build and check took
 run=0           # checks started so far: the screen numbers them, so a new result is told from the last one
-outcome=""      # the last check: compiling, build_error, no_gpu, done, slow, failed, no_room, broken
+outcome=""      # the last check: compiling, build_error, no_gpu, done, slow, failed, not_checked, broken
 result=""       # what that check printed, as shown
 panel=""        # what the last key asked for (a hint, the list, a profile, ...)
 gpu=unknown     # whether there is a GPU to check on: probe_gpu asks once
@@ -117,7 +117,7 @@ check_current() {
     case $(grep '^VERDICT' <<<"$result" | tail -n 1 | cut -d' ' -f5) in
         "") outcome=broken ;;
         FAIL) outcome=failed ;;
-        NOT) outcome=no_room ;;
+        NOT) outcome=not_checked ;;
         *) [ "$(progress_state "$step" "$track")" = "done" ] && outcome=done || outcome=slow ;;
     esac
 }
@@ -168,7 +168,7 @@ advice() {
         build_error) echo "fix the first error above in $(file) and save" ;;
         no_gpu) echo "the code compiles; run the checks where there is a GPU (make check), or press h for a hint" ;;
         failed) echo "the first failing shape and its likely cause are above; h for a hint, s to sanitize" ;;
-        no_room) echo "the GPU (or the machine) had too little free memory to check your code (above): free some and save again" ;;
+        not_checked) echo "part of the check could not run here (above: too little free memory, or a GPU too busy): save again once that has passed" ;;
         broken) echo "the check stopped before its verdict (above); fix what it says and save" ;;
         slow) if [ "$(progress_row "$step" "$track" | cut -f4)" = - ]; then
                   echo "correct, but no kernel runs yet: the TODO(step $step) markers in $(file), h for a hint"
@@ -265,7 +265,7 @@ saved_files() {
 if [ $interactive = no ]; then
     check_current
     draw
-    case $outcome in done|slow) exit 0 ;; no_gpu) exit 3 ;; no_room) exit 4 ;; *) exit 1 ;; esac
+    case $outcome in done|slow) exit 0 ;; no_gpu) exit 3 ;; not_checked) exit 4 ;; *) exit 1 ;; esac
 fi
 
 terminal=$(stty -g)
