@@ -375,16 +375,18 @@ int run_battery(const BatteryRequest& request) {
         const auto first = std::find_if(shapes.begin(), shapes.end(), failed);
         reasons.push_back(fmt::format("{} of {} shapes fail, first {}: {}", failing, shapes.size(),
                                       request.shapes[first - shapes.begin()].label, reason_of(first->headline)));
+        // The hints read a pattern in which shapes pass; with some not run, there is no pattern to read.
         std::vector<bool> passed;
-        for (const ShapeOutcome& o : shapes) passed.push_back(!failed(o));
-        for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})
-            if (!hint.empty()) reasons.push_back(std::move(hint));
+        for (const ShapeOutcome& o : shapes) passed.push_back(o.pass);
+        if (!not_run)
+            for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})
+                if (!hint.empty()) reasons.push_back(std::move(hint));
     }
     const bool round_trip_not_run = has_round_trip && !round_trip.not_run_why.empty();
     if (has_round_trip && !round_trip.pass && !round_trip_not_run) {
         reasons.push_back(fmt::format("the round trip at {}: {}", request.round_trip_shape->label,
                                       reason_of(round_trip.headline)));
-        if (auto hint = byte_count_hint(failing == 0); !hint.empty()) reasons.push_back(std::move(hint));
+        if (auto hint = byte_count_hint(failing == 0 && not_run == 0); !hint.empty()) reasons.push_back(std::move(hint));
     }
 
     std::string checks_note;
