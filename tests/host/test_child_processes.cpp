@@ -26,6 +26,14 @@ ChildJob shell(const std::string& script, double timeout_s = 30) {
     return job;
 }
 
+// One job that prints "@@ ready" when it is ready, run alone.
+ChildResult run_with_ready_line(const std::string& script, double timeout_s, double start_timeout_s) {
+    ChildJob job = shell(script, timeout_s);
+    job.ready_line = "@@ ready";
+    job.start_timeout_s = start_timeout_s;
+    return run_all({job}, 1).at(0);
+}
+
 }  // namespace
 
 TEST(ChildProcesses, CollectsOutputErrorsAndExitCodes) {
@@ -74,33 +82,24 @@ TEST(ChildProcesses, AProgramThatCannotStartSaysSo) {
 
 TEST(ChildProcesses, TheClockStartsAtTheReadyLine) {
     // Slow to get ready (as a CUDA context on a busy GPU), then quick: within its limit.
-    ChildJob slow_start = shell("sleep 1; echo '@@ ready'; sleep 0.2; echo done", 0.6);
-    slow_start.ready_line = "@@ ready";
-    slow_start.start_timeout_s = 10;
-    const auto r = run_all({slow_start}, 1);
-    EXPECT_FALSE(r.at(0).timed_out);
-    EXPECT_TRUE(r.at(0).ready);
-    EXPECT_TRUE(r.at(0).exited(0));
-    EXPECT_LT(r.at(0).seconds, 0.6);
+    const auto r = run_with_ready_line("sleep 1; echo '@@ ready'; sleep 0.2; echo done", 0.6, 10);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_TRUE(r.ready);
+    EXPECT_TRUE(r.exited(0));
+    EXPECT_LT(r.seconds, 0.6);
 }
 
 TEST(ChildProcesses, ALineThatOnlyContainsTheReadyLineIsNotIt) {
-    ChildJob job = shell("echo 'not @@ ready'; echo '@@ ready now'; sleep 30", 30);
-    job.ready_line = "@@ ready";
-    job.start_timeout_s = 0.5;
-    const auto r = run_all({job}, 1);
-    EXPECT_TRUE(r.at(0).timed_out);
-    EXPECT_FALSE(r.at(0).ready);
-    EXPECT_EQ(describe_ending(r.at(0)).rfind("not ready after", 0), 0u) << describe_ending(r.at(0));
+    const auto r = run_with_ready_line("echo 'not @@ ready'; echo '@@ ready now'; sleep 30", 30, 0.5);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_FALSE(r.ready);
+    EXPECT_EQ(describe_ending(r).rfind("not ready after", 0), 0u) << describe_ending(r);
 }
 
 TEST(ChildProcesses, AHangAfterTheReadyLineIsKilledAtItsTimeout) {
-    ChildJob job = shell("echo '@@ ready'; sleep 30", 0.5);
-    job.ready_line = "@@ ready";
-    job.start_timeout_s = 30;
-    const auto r = run_all({job}, 1);
-    EXPECT_TRUE(r.at(0).timed_out);
-    EXPECT_TRUE(r.at(0).ready);
-    EXPECT_LT(r.at(0).seconds, 5);
-    EXPECT_EQ(describe_ending(r.at(0)).rfind("no answer after", 0), 0u);
+    const auto r = run_with_ready_line("echo '@@ ready'; sleep 30", 0.5, 30);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_TRUE(r.ready);
+    EXPECT_LT(r.seconds, 5);
+    EXPECT_EQ(describe_ending(r).rfind("no answer after", 0), 0u);
 }
