@@ -5,7 +5,7 @@
 # one line:
 #   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]
 #   VERDICT step N TRACK: FAIL (<what went wrong>)
-#   VERDICT step N TRACK: NOT CHECKED (<what could not run for lack of memory>)
+#   VERDICT step N TRACK: NOT CHECKED (<what could not run here, and why>)
 # and exits 0 on PASS, 3 without a GPU, 4 for NOT CHECKED (part of the check could not run here: too little free
 # memory before any of the student's code ran, or a GPU too busy to start it; a verdict on the room, not on the
 # code), non-zero otherwise.

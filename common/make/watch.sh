@@ -4,7 +4,8 @@
 # h hint, p profile, s sanitize, n/b next/previous step, t the other track, l the list, r reset, q quit.
 #   watch.sh BUILD_DIR [STEP] [TRACKS]
 # WATCH=once, or no terminal: one screen for the current step, then exit (0 PASS, 1 compile error or FAIL,
-# 3 no GPU to check on, 4 part of the check could not run here: too little free memory, or a GPU too busy). WATCH_POLL=1 looks at the files every half second instead of using inotifywait.
+# 3 no GPU to check on, 4 part of the check could not run here: too little free memory, or a GPU too busy).
+# WATCH_POLL=1 looks at the files every half second instead of using inotifywait.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
