@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -164,7 +165,6 @@ ShapeOutcome read_shape(const ChildResult& r) {
 
 struct ToolOutcome {
     bool clean = false;
-    bool ran = false;
     std::string not_run_why;  // as for a shape
     std::string line;
     std::vector<SanitizerFinding> findings;
@@ -173,7 +173,6 @@ struct ToolOutcome {
 ToolOutcome read_tool(const std::string& tool, const ChildResult& r) {
     ToolOutcome o;
     o.findings = parse_sanitizer_output(tool, r.out + r.err);
-    o.ran = !r.timed_out;
     o.not_run_why = o.findings.empty() ? not_run_reason(r) : std::string();
     if (!o.not_run_why.empty()) {
         o.line = "NOT RUN: " + o.not_run_why;
@@ -366,9 +365,10 @@ int run_battery(const BatteryRequest& request) {
     // A shape not run here (too little memory, a GPU too busy to start it) is neither passed nor failed: it counts
     // for no hint, and alone it makes the verdict NOT CHECKED, not FAIL. The same goes for the round trip and the
     // tools.
-    const auto failed = [](const ShapeOutcome& o) { return !o.pass && o.not_run_why.empty(); };
+    const auto ran = [](const ShapeOutcome& o) { return o.not_run_why.empty(); };
+    const auto failed = [&](const ShapeOutcome& o) { return !o.pass && ran(o); };
     const auto failing = std::count_if(shapes.begin(), shapes.end(), failed);
-    const auto not_run = std::count_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.not_run_why.empty(); });
+    const auto not_run = std::count_if(shapes.begin(), shapes.end(), std::not_fn(ran));
     const bool any_timeout = std::any_of(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
     std::vector<std::string> reasons;
     if (failing) {
@@ -419,7 +419,7 @@ int run_battery(const BatteryRequest& request) {
         if (not_run) what.push_back(fmt::format("{} of {} shapes", not_run, shapes.size()));
         if (round_trip_not_run) what.push_back("the round trip at " + request.round_trip_shape->label);
         what.insert(what.end(), not_run_tools.begin(), not_run_tools.end());
-        const auto shape = std::find_if(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return !o.not_run_why.empty(); });
+        const auto shape = std::find_if_not(shapes.begin(), shapes.end(), ran);
         const auto tool = std::find_if(tool_outcomes.begin(), tool_outcomes.end(),
                                        [](const ToolOutcome& o) { return !o.not_run_why.empty(); });
         const std::string& why = shape != shapes.end() ? shape->not_run_why
