@@ -131,7 +131,8 @@ struct ShapeOutcome {
     std::vector<std::string> details;
 };
 
-ShapeOutcome read_shape(const ChildResult& r) {
+// `again`: the shape's second run, by itself (run_again_alone).
+ShapeOutcome read_shape(const ChildResult& r, bool again = false) {
     ShapeOutcome o;
     const auto lines = lines_of(r.out);
     o.not_run_why = not_run_reason(r);
@@ -141,7 +142,8 @@ ShapeOutcome read_shape(const ChildResult& r) {
     }
     if (r.timed_out) {
         o.timed_out = true;
-        o.headline = fmt::format("FAIL: {}: the kernel never finished", describe_ending(r));
+        o.headline = fmt::format("FAIL: {}{}: the kernel never finished", describe_ending(r),
+                                 again ? ", also when run again by itself" : "");
         o.details.push_back("an endless loop (a loop whose counter never reaches its bound), or a __syncthreads() "
                             "that some threads of the block never reach");
         return o;
@@ -226,6 +228,15 @@ std::string what_to_do_when_not_run(const std::string& why) {
         return "free some (nvidia-smi lists the programs that hold it) and run make check again";
     if (why.rfind("not enough host memory", 0) == 0) return "free some (or ask the job for more) and run make check again";
     return "run make check again when it is less busy";
+}
+
+std::vector<std::optional<ChildResult>> run_again_alone(const std::vector<ChildJob>& jobs) {
+    std::vector<std::optional<ChildResult>> results(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        run_children({jobs[i]}, 1, [&](size_t, const ChildResult& r) { results[i] = r; });
+        if (results[i]->timed_out) break;
+    }
+    return results;
 }
 
 std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count) {
@@ -352,11 +363,34 @@ int run_battery(const BatteryRequest& request) {
         rest.push_back(i);
         rest_jobs.push_back(shape_job(request, request.shapes[i], true));
     }
+    const bool side_by_side = rest_jobs.size() > 1 && parallel_children() > 1;
+    std::vector<size_t> no_answer;  // shapes that timed out beside others: their verdict waits for a second run
     run_children(rest_jobs, parallel_children(), [&](size_t job, const ChildResult& r) {
         shapes[rest[job]] = read_shape(r);
+        if (side_by_side && shapes[rest[job]].timed_out) {
+            no_answer.push_back(rest[job]);
+            return;
+        }
         shape_done[rest[job]] = true;
         print_finished_in_order();
     });
+    if (!no_answer.empty()) {
+        std::sort(no_answer.begin(), no_answer.end());
+        fmt::print("{} shape{} gave no answer in {:.0f} s beside other shapes: running {} again, one at a time, "
+                   "by {}\n",
+                   no_answer.size(), no_answer.size() > 1 ? "s" : "", shape_timeout_s(),
+                   no_answer.size() > 1 ? "them" : "it", no_answer.size() > 1 ? "themselves" : "itself");
+        std::fflush(stdout);
+        std::vector<ChildJob> again;
+        for (size_t i : no_answer) again.push_back(shape_job(request, request.shapes[i], true));
+        const auto second = run_again_alone(again);
+        for (size_t k = 0; k < no_answer.size(); ++k) {
+            // After a shape that timed out by itself too, the rest keep their first answer.
+            if (second[k]) shapes[no_answer[k]] = read_shape(*second[k], true);
+            shape_done[no_answer[k]] = true;
+        }
+        print_finished_in_order();
+    }
 
     // Printed last, as the header said: it usually finishes last too.
     const bool round_trip_skipped = has_round_trip && round_trip.headline.rfind("SKIP", 0) == 0;

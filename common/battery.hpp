@@ -50,6 +50,13 @@ std::string not_run_reason(const ChildResult& r);
 // What to do about a not_run_reason(): free memory, or wait for a quieter GPU.
 std::string what_to_do_when_not_run(const std::string& why);
 
+// A shape whose process gave no answer in time while other shapes' processes ran beside it gets one more run, by
+// itself, before it counts as never finished: other processes on the GPU (the check's own, a room's) stretch a
+// kernel's time, and a limit counts wall time. Runs the jobs one at a time and stops at the first that times out
+// again, so that a kernel that really never finishes costs one more limit, not one a shape. Returns each job's
+// result, or nothing for the jobs after that one.
+std::vector<std::optional<ChildResult>> run_again_alone(const std::vector<ChildJob>& jobs);
+
 // What --check-in-turn prints around each shape's verdict: "<begins> I" before it, "<ends> I EXIT" after it.
 constexpr const char* kShapeBegins = "@@ shape begins";
 constexpr const char* kShapeEnds = "@@ shape ends";

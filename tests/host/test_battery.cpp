@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "battery.hpp"
+#include "shell_job.hpp"
 
 using namespace workshop;
 
@@ -152,4 +153,27 @@ TEST(NotRun, AChildNeverReadyIsNotRunAndOneThatHangsAfterIsAFail) {
     ChildResult hung = never_ready;
     hung.ready = true;
     EXPECT_EQ(not_run_reason(hung), "");
+}
+
+TEST(RunAgainAlone, RunsTheJobsOneAtATime) {
+    // Each job holds a lock file while it runs; one that finds it held says so with exit 9.
+    const std::string lock = testing::TempDir() + "run_again_alone.lock";
+    const std::string script = "[ -e " + lock + " ] && exit 9; touch " + lock + "; sleep 0.2; rm " + lock;
+    const auto results = run_again_alone({shell(script, 10), shell(script, 10), shell(script, 10)});
+    ASSERT_EQ(results.size(), 3u);
+    for (const auto& r : results) {
+        ASSERT_TRUE(r.has_value());
+        EXPECT_TRUE(r->exited(0)) << "a job found another running beside it";
+    }
+}
+
+TEST(RunAgainAlone, StopsAtTheFirstThatGivesNoAnswerAgain) {
+    const auto results =
+        run_again_alone({shell("echo PASS", 10), shell("exit 1", 10), shell("sleep 30", 0.3), shell("echo PASS", 10)});
+    ASSERT_EQ(results.size(), 4u);
+    ASSERT_TRUE(results[0] && results[1] && results[2]);
+    EXPECT_TRUE(results[0]->exited(0));
+    EXPECT_TRUE(results[1]->exited(1)) << "a shape that fails, rather than hangs, is no reason to stop";
+    EXPECT_TRUE(results[2]->timed_out);
+    EXPECT_FALSE(results[3].has_value()) << "a kernel that never finishes costs one more limit, not one a shape";
 }

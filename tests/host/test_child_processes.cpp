@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "child_processes.hpp"
+#include "shell_job.hpp"
 
 using namespace workshop;
 
@@ -17,13 +18,6 @@ std::map<size_t, ChildResult> run_all(const std::vector<ChildJob>& jobs, int par
         results[i] = r;
     });
     return results;
-}
-
-ChildJob shell(const std::string& script, double timeout_s = 30) {
-    ChildJob job;
-    job.argv = {"/bin/sh", "-c", script};
-    job.timeout_s = timeout_s;
-    return job;
 }
 
 // One job that prints "@@ ready" when it is ready, run alone.
