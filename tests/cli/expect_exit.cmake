@@ -2,7 +2,7 @@
 # A program that could not run without a GPU says "no CUDA device"; the test then reports that line so a
 # SKIP_REGULAR_EXPRESSION can mark it skipped rather than passed.
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
-message("exit ${code}; stderr: ${err}")
+message("exit ${code}; stdout: ${out}; stderr: ${err}")
 if(NOT code STREQUAL "${EXPECTED_EXIT}")
   message(FATAL_ERROR "expected exit ${EXPECTED_EXIT}, got ${code}\nstdout: ${out}")
 endif()
