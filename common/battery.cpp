@@ -29,7 +29,10 @@ int env_int(const char* name, int fallback) {
     const int parsed = v ? std::atoi(v) : 0;
     return parsed > 0 ? parsed : fallback;
 }
-int parallel_children() { return env_int("WORKSHOP_CHECK_JOBS", std::clamp<int>(std::thread::hardware_concurrency(), 2, 8)); }
+int parallel_children(const BatteryRequest& r) {
+    if (r.one_process_at_a_time) return 1;
+    return env_int("WORKSHOP_CHECK_JOBS", std::clamp<int>(std::thread::hardware_concurrency(), 2, 8));
+}
 double shape_timeout_s() { return env_int("WORKSHOP_CHECK_TIMEOUT", 10); }
 // compute-sanitizer starts slowly and slows the kernel down a great deal.
 double sanitizer_timeout_s() { return 6 * shape_timeout_s(); }
@@ -219,7 +222,9 @@ std::string not_run_reason(const ChildResult& r) {
                            r.seconds);
     if (r.timed_out || r.exit_code != kExitOutOfMemory) return {};
     for (const auto& line : lines_of(r.err))
-        if (line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) return line;
+        if ((line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) ||
+            line.rfind("GPU busy: ", 0) == 0)
+            return line;
     return {};
 }
 
@@ -308,6 +313,7 @@ const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck", "sync
 
 int run_battery(const BatteryRequest& request) {
     const std::string sanitizer = find_sanitizer();
+    const int parallel = parallel_children(request);
     const std::vector<std::string>& tools = kSanitizerTools;
     std::vector<ChildJob> jobs;
     // The slow sanitizer runs start first, so they overlap with the shapes.
@@ -324,6 +330,9 @@ int run_battery(const BatteryRequest& request) {
                has_round_trip ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)",
                                             request.round_trip_shape->label)
                               : std::string());
+    if (request.one_process_at_a_time)
+        fmt::print("this GPU takes one process at a time (compute mode exclusive-process), so they run one after "
+                   "another\n");
     std::fflush(stdout);
 
     std::vector<ShapeOutcome> shapes(request.shapes.size());
@@ -337,7 +346,7 @@ int run_battery(const BatteryRequest& request) {
         }
     };
     ShapeOutcome round_trip;
-    run_children(jobs, parallel_children(), [&](size_t job, const ChildResult& r) {
+    run_children(jobs, parallel, [&](size_t job, const ChildResult& r) {
         if (job < in_turn) {
             tool_outcomes[job] = read_tool(tools[job], r);
             return;
@@ -363,9 +372,9 @@ int run_battery(const BatteryRequest& request) {
         rest.push_back(i);
         rest_jobs.push_back(shape_job(request, request.shapes[i], true));
     }
-    const bool side_by_side = rest_jobs.size() > 1 && parallel_children() > 1;
+    const bool side_by_side = rest_jobs.size() > 1 && parallel > 1;
     std::vector<size_t> no_answer;  // shapes that timed out beside others: their verdict waits for a second run
-    run_children(rest_jobs, parallel_children(), [&](size_t job, const ChildResult& r) {
+    run_children(rest_jobs, parallel, [&](size_t job, const ChildResult& r) {
         shapes[rest[job]] = read_shape(r);
         if (side_by_side && shapes[rest[job]].timed_out) {
             no_answer.push_back(rest[job]);
@@ -491,7 +500,8 @@ int run_sanitizers(const BatteryRequest& request) {
     std::vector<ChildJob> jobs;
     for (const auto& tool : tools) jobs.push_back(sanitizer_job(sanitizer, tool, request));
     std::vector<ChildResult> results(jobs.size());
-    run_children(jobs, static_cast<int>(jobs.size()), [&](size_t i, const ChildResult& r) { results[i] = r; });
+    run_children(jobs, request.one_process_at_a_time ? 1 : static_cast<int>(jobs.size()),
+                 [&](size_t i, const ChildResult& r) { results[i] = r; });
 
     fmt::print("{} under compute-sanitizer at {} (guards off):\n", request.title, request.sanitizer_shape.label);
     bool clean = true, not_run = false;

@@ -36,6 +36,8 @@ struct BatteryRequest {
     // allocates (its TODO says so); later steps may keep a buffer for the life of the program, as step 5's
     // matmul solution does.
     bool check_leaks = false;
+    // The GPU lets one process at a time make a context (compute mode exclusive-process): every child runs alone.
+    bool one_process_at_a_time = false;
 };
 
 // What make check's children (--check-shape, --check-in-turn, --check-round-trip) print once they have a CUDA
@@ -43,8 +45,8 @@ struct BatteryRequest {
 constexpr const char* kChildReady = "@@ ready";
 
 // Why a child could not run its shape or tool here, or empty: the harness's refusal for too little free memory
-// (its "not enough ... memory" line, before any of the student's code ran), or a child not ready to start in
-// time. Neither says anything about the student's code, so make check says NOT CHECKED, not FAIL. Step 1's own
+// (its "not enough ... memory" line, before any of the student's code ran), a GPU that takes one process at a
+// time held by another (its "GPU busy: " line), or a child not ready to start in time. Neither says anything about the student's code, so make check says NOT CHECKED, not FAIL. Step 1's own
 // host code ends with exit 4 too when its cudaMalloc fails, or on a std::bad_alloc: those are the student's.
 std::string not_run_reason(const ChildResult& r);
 // What to do about a not_run_reason(): free memory, or wait for a quieter GPU.

@@ -13,7 +13,7 @@
 
 namespace workshop {
 
-DeviceFacts require_device() {
+int require_a_device() {
     int count = 0;
     const cudaError_t error = cudaGetDeviceCount(&count);
     if (error != cudaSuccess || count == 0) {
@@ -24,8 +24,41 @@ DeviceFacts require_device() {
             fmt::print(stderr, "no CUDA device: the driver lists none\n");
         std::exit(kExitNoDevice);
     }
+    int index = 0;
+    CUDA_CHECK(cudaGetDevice(&index));
+    return index;
+}
+
+namespace {
+
+// cudaFree(nullptr) frees nothing but makes the context, here, before any of the student's code: a context that
+// cannot be made is then said in a line of its own, not as a failure of whatever CUDA call came first.
+void make_context(const DeviceFacts& d) {
+    const cudaError_t made = cudaFree(nullptr);
+    if (made == cudaSuccess) return;
+    if (made == cudaErrorMemoryAllocation) {
+        fmt::print(stderr, "not enough device memory: no room for a CUDA context on GPU {} ({}); other programs hold "
+                           "its memory\n", d.index, d.name);
+        std::exit(kExitOutOfMemory);
+    }
+    if (made == cudaErrorDevicesUnavailable) {
+        if (attribute_of_this_gpu(cudaDevAttrComputeMode) == cudaComputeModeProhibited) {
+            fmt::print(stderr, "no CUDA device: GPU {} ({}) is set to run no CUDA programs (compute mode "
+                               "prohibited)\n", d.index, d.name);
+            std::exit(kExitNoDevice);
+        }
+        fmt::print(stderr, "GPU busy: GPU {} ({}) takes one process at a time (compute mode exclusive-process), and "
+                           "another process holds it\n", d.index, d.name);
+        std::exit(kExitOutOfMemory);
+    }
+    CUDA_CHECK(made);
+}
+
+}  // namespace
+
+DeviceFacts require_device() {
     DeviceFacts d;
-    CUDA_CHECK(cudaGetDevice(&d.index));
+    d.index = require_a_device();
     auto attr = [&](cudaDeviceAttr a) {
         int v = 0;
         CUDA_CHECK(cudaDeviceGetAttribute(&v, a, d.index));
@@ -34,6 +67,7 @@ DeviceFacts require_device() {
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, d.index));
     d.name = prop.name;
+    make_context(d);
     d.cc_major = attr(cudaDevAttrComputeCapabilityMajor);
     d.cc_minor = attr(cudaDevAttrComputeCapabilityMinor);
     d.sm_count = attr(cudaDevAttrMultiProcessorCount);
@@ -46,6 +80,13 @@ DeviceFacts require_device() {
     d.dram_gbps = theoretical_dram_gbps(d.memory_clock_khz, d.bus_width_bits);
     d.fp32_gflops = fp32_peak_gflops(d.sm_count, fp32_lanes_per_sm(d.cc_major, d.cc_minor), d.sm_clock_khz);
     return d;
+}
+
+bool gpu_takes_one_process_at_a_time() {
+    // WORKSHOP_ONE_PROCESS_AT_A_TIME=1 rehearses such a GPU on one that takes many.
+    const char* rehearse = std::getenv("WORKSHOP_ONE_PROCESS_AT_A_TIME");
+    if (rehearse && std::string(rehearse) == "1") return true;
+    return attribute_of_this_gpu(cudaDevAttrComputeMode) == cudaComputeModeExclusiveProcess;
 }
 
 namespace {

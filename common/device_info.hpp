@@ -20,8 +20,19 @@ struct DeviceFacts {
     double fp32_gflops = 0;  // theoretical, lanes x 2 x clock
 };
 
-// Exits with kExitNoDevice and one line saying why when no CUDA device can be used.
+// Exits with kExitNoDevice and one line saying why when no CUDA device can be used; returns the device's index.
+// Makes no CUDA context.
+int require_a_device();
+
+// require_a_device(), then the CUDA context and the device's facts. Where no context can be made because other
+// programs hold the GPU's memory, or because the GPU takes one process at a time and another holds it, exits with
+// kExitOutOfMemory and one line starting "not enough device memory" or "GPU busy": that says nothing about the
+// student's code, and make check says NOT CHECKED for it.
 DeviceFacts require_device();
+
+// Whether the GPU lets only one process at a time make a context (compute mode exclusive-process, which some
+// clusters set): make check then runs its processes one after another. Makes no context.
+bool gpu_takes_one_process_at_a_time();
 
 // What a check of free memory does when there is too little: end the program with kExitOutOfMemory and one line
 // on stderr, or, for a shape that make check tries only where it fits (step 1's round trip of more than 2^31

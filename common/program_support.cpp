@@ -53,13 +53,19 @@ namespace {
 // make check's "go", sent once nothing else runs on the GPU, so the time is that of a GPU doing nothing else.
 // Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
 void wait_for_timing_gate() {
-    if (!timed_by_make_check()) return;
+    static bool passed = false;  // make check says go once
+    if (!timed_by_make_check() || passed) return;
     const char* gate = std::getenv("WORKSHOP_TIMING_GATE");
     std::ifstream in(gate);
     std::string word;
     if (!(in >> word) || word != "go") std::exit(kExitOk);
+    passed = true;
 }
 }  // namespace
+
+void wait_for_timing_gate_before_the_context() {
+    if (timed_by_make_check() && gpu_takes_one_process_at_a_time()) wait_for_timing_gate();
+}
 
 StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
                                                  const std::vector<std::function<void()>>& references,

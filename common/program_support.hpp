@@ -84,6 +84,7 @@ BatteryRequest battery_request(const std::string& track, int step, const std::ve
     r.sanitizer_shape = {extra.sanitizer.label(), extra.sanitizer.args()};
     if (step == 1) r.round_trip_shape = BatteryShape{extra.round_trip.label(), extra.round_trip.args()};
     r.common_args = {"--seed", std::to_string(o.seed)};
+    r.one_process_at_a_time = gpu_takes_one_process_at_a_time();
     return r;
 }
 
@@ -97,6 +98,11 @@ struct StepAndReferenceTimings {
 StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
                                                  const std::vector<std::function<void()>>& references,
                                                  const TimingPlan& plan);
+
+// make check's timing run makes its context, its data and its checked run beside the battery, then waits at
+// make check's gate. A GPU that takes one process at a time would then turn the battery's processes away, so
+// there this waits at the gate first, before the context. Elsewhere it returns at once.
+void wait_for_timing_gate_before_the_context();
 
 // Whether make check is timing this run (WORKSHOP_TIMING_GATE is set). Such a run ends at its own checked run
 // if that is wrong: a kernel can pass every shape of the battery and still be wrong at the size that is timed
@@ -137,14 +143,21 @@ int run_mode(const Options& o, const std::string& track, int step, const std::ve
         fmt::print(stderr, "error: --check-round-trip checks {}_from_host, which only step 1 has\n", track);
         return kExitBadUsage;
     }
-    const DeviceFacts dev = require_device();
-    if (o.check_shape || o.check_in_turn || o.check_round_trip) {
-        fmt::print("{}\n", kChildReady);
-        std::fflush(stdout);
-    }
     try {
-        if (o.check) return run_battery(battery_request(track, step, battery, extra, o));
-        if (o.sanitize) return run_sanitizers(battery_request(track, step, battery, extra, o));
+        // make check's and make sanitize's own process only starts others, each with a context of its own. It
+        // makes none: it would hold GPU memory all the while, and a GPU that takes one process at a time would
+        // turn its children away.
+        if (o.check || o.sanitize) {
+            require_a_device();
+            const BatteryRequest request = battery_request(track, step, battery, extra, o);
+            return o.check ? run_battery(request) : run_sanitizers(request);
+        }
+        wait_for_timing_gate_before_the_context();
+        const DeviceFacts dev = require_device();
+        if (o.check_shape || o.check_in_turn || o.check_round_trip) {
+            fmt::print("{}\n", kChildReady);
+            std::fflush(stdout);
+        }
         if (o.check_shape) return check_one_shape(o);
         if (o.check_round_trip) return check_round_trip(o);
         if (o.check_in_turn)

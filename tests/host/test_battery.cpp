@@ -130,6 +130,14 @@ TEST(NotRun, TheHarnessRefusingMemoryIsNoVerdictOnTheCode) {
     EXPECT_EQ(not_run_reason(ended(4, "not enough host memory: a 1x1x1 matmul (its host copies) needs 24 bytes\n")),
               "not enough host memory: a 1x1x1 matmul (its host copies) needs 24 bytes");
     EXPECT_NE(what_to_do_when_not_run(refusal).find("nvidia-smi"), std::string::npos);
+    // No context to be had: the GPU's memory held by other programs, or a GPU that takes one process at a time.
+    const std::string no_room = "not enough device memory: no room for a CUDA context on GPU 0 (NVIDIA H100 80GB HBM3); "
+                                "other programs hold its memory";
+    EXPECT_EQ(not_run_reason(ended(4, no_room + "\n")), no_room);
+    const std::string busy = "GPU busy: GPU 0 (NVIDIA H100 80GB HBM3) takes one process at a time (compute mode "
+                             "exclusive-process), and another process holds it";
+    EXPECT_EQ(not_run_reason(ended(4, busy + "\n")), busy);
+    EXPECT_NE(what_to_do_when_not_run(busy).find("less busy"), std::string::npos);
 }
 
 TEST(NotRun, TheStudentsOwnFailedAllocationIsAFail) {
