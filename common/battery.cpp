@@ -75,6 +75,16 @@ std::string last_lines(const std::string& text, size_t n) {
     return out;
 }
 
+// The harness's line refusing to run for want of memory (not a std::bad_alloc, which may be the student's), or
+// for a GPU held by another process; empty when there is none.
+std::string refusal_in(const std::string& err) {
+    for (const auto& line : lines_of(err))
+        if ((line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) ||
+            line.rfind("GPU busy: ", 0) == 0)
+            return line;
+    return {};
+}
+
 // A child's clock starts at its ready line (child_processes.hpp says why); a child not ready after this long is
 // not run, and says so.
 ChildJob child_job() {
@@ -178,7 +188,11 @@ struct ToolOutcome {
 ToolOutcome read_tool(const std::string& tool, const ChildResult& r) {
     ToolOutcome o;
     o.findings = parse_sanitizer_output(tool, r.out + r.err);
-    o.not_run_why = o.findings.empty() ? not_run_reason(r) : std::string();
+    // A program refused its CUDA context ends before its ready line, and what the tool found then is the refusal
+    // itself, not the student's code: memcheck reports the failed call that makes the context, racecheck the
+    // program's exit code.
+    const bool ended_before_ready = !r.timed_out && r.out.find(kChildReady) == std::string::npos;
+    o.not_run_why = ended_before_ready ? refusal_in(r.err) : o.findings.empty() ? not_run_reason(r) : std::string();
     if (!o.not_run_why.empty()) {
         o.line = "NOT RUN: " + o.not_run_why;
     } else if (r.timed_out) {
@@ -221,11 +235,7 @@ std::string not_run_reason(const ChildResult& r) {
         return fmt::format("not ready to start after {:.0f} s: the GPU or the machine is busy with other programs",
                            r.seconds);
     if (r.timed_out || r.exit_code != kExitOutOfMemory) return {};
-    for (const auto& line : lines_of(r.err))
-        if ((line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) ||
-            line.rfind("GPU busy: ", 0) == 0)
-            return line;
-    return {};
+    return refusal_in(r.err);
 }
 
 std::string what_to_do_when_not_run(const std::string& why) {
