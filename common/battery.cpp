@@ -452,16 +452,20 @@ int run_battery(const BatteryRequest& request) {
         bool all_clean = true;
         for (size_t t = 0; t < tools.size(); ++t) {
             const ToolOutcome& o = tool_outcomes[t];
-            if (!o.not_run_why.empty()) not_run_tools.push_back(tools[t]);
+            all_clean &= o.clean;
+            if (!o.not_run_why.empty()) {  // what it found, if anything, is about the refusal
+                not_run_tools.push_back(tools[t]);
+                print_block(tools[t], o.line, {});
+                continue;
+            }
             std::vector<std::string> more;
             for (size_t f = 1; f < o.findings.size() && f < 4; ++f) more.push_back(o.findings[f].sentence());
             print_block(tools[t], o.line, more);
-            all_clean &= o.clean;
             // A failed CUDA call is already a failing shape above; a bad access or a race is news.
             const auto news = std::find_if(o.findings.begin(), o.findings.end(),
                                            [&](const SanitizerFinding& f) { return !f.is_api_error() || !failing; });
             if (news != o.findings.end()) reasons.push_back(news->sentence());
-            else if (o.findings.empty() && !o.clean && !any_timeout && o.not_run_why.empty())
+            else if (o.findings.empty() && !o.clean && !any_timeout)
                 reasons.push_back(tools[t] + " " + o.line);
         }
         checks_note = all_clean ? "memcheck, racecheck and synccheck clean" : "";
@@ -518,7 +522,7 @@ int run_sanitizers(const BatteryRequest& request) {
     for (size_t t = 0; t < tools.size(); ++t) {
         const ToolOutcome o = read_tool(tools[t], results[t]);
         std::vector<std::string> all;
-        for (size_t f = 1; f < o.findings.size(); ++f) all.push_back(o.findings[f].sentence());
+        for (size_t f = 1; f < o.findings.size() && o.not_run_why.empty(); ++f) all.push_back(o.findings[f].sentence());
         print_block(tools[t], o.line, all);
         not_run |= !o.not_run_why.empty();
         clean &= o.clean || !o.not_run_why.empty();
