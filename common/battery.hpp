@@ -3,7 +3,9 @@
 // run in one child process, in turn (the program runs itself with --check-in-turn): creating a CUDA context costs
 // a few tenths of a second, once instead of once a shape. A kernel that faults poisons its context and one that
 // hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
-// several at a time, and a bad shape takes down no other. Prints a line per shape and per tool, then one last line
+// several at a time, and a bad shape takes down no other; one that gives no answer there gets a second run by
+// itself (run_again_alone). On a GPU that takes one process at a time, every child runs alone. The process that
+// runs the battery makes no CUDA context of its own. Prints a line per shape and per tool, then one last line
 // that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run here (too
 // little free memory, a GPU too busy to start a process in time) and nothing that ran failed; make check turns it
 // into the verdict.
@@ -45,9 +47,11 @@ struct BatteryRequest {
 constexpr const char* kChildReady = "@@ ready";
 
 // Why a child could not run its shape or tool here, or empty: the harness's refusal for too little free memory
-// (its "not enough ... memory" line, before any of the student's code ran), a GPU that takes one process at a
-// time held by another (its "GPU busy: " line), or a child not ready to start in time. Neither says anything about the student's code, so make check says NOT CHECKED, not FAIL. Step 1's own
-// host code ends with exit 4 too when its cudaMalloc fails, or on a std::bad_alloc: those are the student's.
+// (its "not enough ... memory" line, before any of the student's code ran, also where there is no room for a CUDA
+// context), a GPU that takes one process at a time held by another (its "GPU busy: " line), or a child not ready
+// to start in time. None says anything about the student's code, so make check says NOT CHECKED, not FAIL. Step
+// 1's own host code ends with exit 4 too when its cudaMalloc fails, or on a std::bad_alloc: those are the
+// student's.
 std::string not_run_reason(const ChildResult& r);
 // What to do about a not_run_reason(): free memory, or wait for a quieter GPU.
 std::string what_to_do_when_not_run(const std::string& why);
