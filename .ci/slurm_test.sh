@@ -176,6 +176,9 @@ expect "host tests in a job" 0 "PASSED" $launch build/bin/host_tests --gtest_bri
 expect "bad option in a job" 2 "'abc' is not a whole number" $launch build/bin/solution2_transpose --rows abc
 expect "help in a job" 0 "usage:" $launch build/bin/solution3_matmul --help
 expect "GPU program in a job" 3 "no CUDA device" $launch build/bin/solution5_transpose
+# make watch reads its keys from the terminal while its checks run as jobs; srun passes its standard input on to
+# the job unless told otherwise, and would take the keys pressed meanwhile.
+expect "a job leaves the terminal's input alone" 0 "^abc$" bash -c "printf 'abc\n' | { $launch true; cat; }"
 same_as_here "make check (step 2)" make -C step2 check
 same_as_here "make check (step 1, transpose)" make -C step1 check TRACK=transpose
 same_as_here "make solution (step 4)" make -C step4 solution

@@ -51,8 +51,10 @@ launch() {
     read -ra launcher <<<"$setting"
     local kept status said
     kept=$(mktemp)
-    # The launched command runs with the launcher off, so scripts it runs do not submit jobs of their own.
-    { WORKSHOP_LAUNCHER= "${launcher[@]}" "$@" 2>&1 1>&3 3>&- | split_launcher_messages "$kept"; } 3>&1
+    # The launched command runs with the launcher off, so scripts it runs do not submit jobs of their own. Its
+    # input is empty: no workshop program reads any, and srun would otherwise pass the terminal on to the job,
+    # taking the keys pressed in make watch while a check runs.
+    { WORKSHOP_LAUNCHER= "${launcher[@]}" "$@" </dev/null 2>&1 1>&3 3>&- | split_launcher_messages "$kept"; } 3>&1
     status=${PIPESTATUS[0]}
     said=""
     [ -s "$kept" ] && said=$(launcher_said "$kept")
