@@ -50,6 +50,9 @@ std::optional<Running> start(const ChildJob& job, size_t index) {
     const pid_t pid = fork();
     if (pid == 0) {  // the child: only async-signal-safe calls until exec
         setpgid(0, 0);
+        // No child reads input, and none should reach the terminal that make watch reads its keys from.
+        const int nothing = open("/dev/null", O_RDONLY);
+        if (nothing > STDIN_FILENO) dup2(nothing, STDIN_FILENO), close(nothing);
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
         close(out[0]), close(out[1]), close(err[0]), close(err[1]);

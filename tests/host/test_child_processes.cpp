@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <map>
 #include <string>
@@ -96,4 +97,18 @@ TEST(ChildProcesses, AHangAfterTheReadyLineIsKilledAtItsTimeout) {
     EXPECT_TRUE(r.ready);
     EXPECT_LT(r.seconds, 5);
     EXPECT_EQ(describe_ending(r).rfind("no answer after", 0), 0u);
+}
+
+TEST(ChildProcesses, AChildReadsNothing) {
+    // This process's input holds a line; a child that read its parent's input (make watch's terminal, where the
+    // student's keys wait) would get it.
+    int keys[2];
+    ASSERT_EQ(pipe(keys), 0);
+    ASSERT_EQ(write(keys[1], "h\n", 2), 2);
+    const int saved = dup(STDIN_FILENO);
+    dup2(keys[0], STDIN_FILENO);
+    const auto r = run_all({shell("read key; echo \"[$key]\"")}, 1).at(0);
+    dup2(saved, STDIN_FILENO);
+    close(saved), close(keys[0]), close(keys[1]);
+    EXPECT_EQ(r.out, "[]\n");
 }
