@@ -188,11 +188,10 @@ struct ToolOutcome {
 ToolOutcome read_tool(const std::string& tool, const ChildResult& r) {
     ToolOutcome o;
     o.findings = parse_sanitizer_output(tool, r.out + r.err);
-    // A program refused its CUDA context ends before its ready line, and what the tool found then is the refusal
-    // itself, not the student's code: memcheck reports the failed call that makes the context, racecheck the
-    // program's exit code.
-    const bool ended_before_ready = !r.timed_out && r.out.find(kChildReady) == std::string::npos;
-    o.not_run_why = ended_before_ready ? refusal_in(r.err) : o.findings.empty() ? not_run_reason(r) : std::string();
+    // What a tool found in a program that ended before its ready line is the refusal itself, not the student's
+    // code (not_run_reason says why).
+    const bool ended_before_ready = !r.ready && !r.timed_out;
+    o.not_run_why = o.findings.empty() || ended_before_ready ? not_run_reason(r) : std::string();
     if (!o.not_run_why.empty()) {
         o.line = "NOT RUN: " + o.not_run_why;
     } else if (r.timed_out) {
@@ -234,8 +233,12 @@ std::string not_run_reason(const ChildResult& r) {
     if (r.timed_out && !r.ready)
         return fmt::format("not ready to start after {:.0f} s: the GPU or the machine is busy with other programs",
                            r.seconds);
-    if (r.timed_out || r.exit_code != kExitOutOfMemory) return {};
-    return refusal_in(r.err);
+    if (r.timed_out) return {};
+    // Before its ready line a child has run none of the student's code, so its refusal stands whatever the exit
+    // code: under compute-sanitizer, a program refused its CUDA context ends with the tool's code (memcheck reports
+    // the failed call that makes the context, racecheck the exit code).
+    if (!r.ready || r.exit_code == kExitOutOfMemory) return refusal_in(r.err);
+    return {};
 }
 
 std::string what_to_do_when_not_run(const std::string& why) {

@@ -46,14 +46,14 @@ launcher_said() {
 launch() {
     local setting
     setting=$(workshop_setting WORKSHOP_LAUNCHER)
-    if [ -z "$setting" ]; then "$@"; return; fi
+    # Input is empty: no workshop program reads any, and make watch reads its keys from the terminal meanwhile
+    # (srun would pass the terminal on to the job, and take them).
+    if [ -z "$setting" ]; then "$@" </dev/null; return; fi
     local -a launcher
     read -ra launcher <<<"$setting"
     local kept status said
     kept=$(mktemp)
-    # The launched command runs with the launcher off, so scripts it runs do not submit jobs of their own. Its
-    # input is empty: no workshop program reads any, and srun would otherwise pass the terminal on to the job,
-    # taking the keys pressed in make watch while a check runs.
+    # The launched command runs with the launcher off, so scripts it runs do not submit jobs of their own.
     { WORKSHOP_LAUNCHER= "${launcher[@]}" "$@" </dev/null 2>&1 1>&3 3>&- | split_launcher_messages "$kept"; } 3>&1
     status=${PIPESTATUS[0]}
     said=""

@@ -72,7 +72,7 @@ hint_text() {
 # from the program's own table), asked once per session.
 device_limit() {
     [ -n "${limits[$track]+set}" ] ||
-        limits[$track]=$(launch "$build/bin/solution${step}_${track}" --size 64 "${single_run[@]}" --no-host --csv </dev/null 2>/dev/null |
+        limits[$track]=$(launch "$build/bin/solution${step}_${track}" --size 64 "${single_run[@]}" --no-host --csv 2>/dev/null |
             awk -F, '$3 == "limit" { printf "%s\t%.0f", $2, $10; exit }')
     echo "${limits[$track]}"
 }
@@ -92,7 +92,7 @@ live() {
 # checks run): "no" also keeps the solutions from being built for checks that cannot run.
 probe_gpu() {
     [ $gpu = unknown ] || return 0
-    if no_gpu_said=$(no_device_line launch "$build/bin/step${step}_${track}" </dev/null); then gpu=no; else gpu=yes; fi
+    if no_gpu_said=$(no_device_line launch "$build/bin/step${step}_${track}"); then gpu=no; else gpu=yes; fi
 }
 
 # Builds the current step's program alone (compile errors as file:line), then runs its check as make check
@@ -113,8 +113,7 @@ check_current() {
         result=$("$here/quiet_build.sh" "$build" "${targets[@]}" 2>&1) || { outcome=broken; return; }
         solutions_built[$step.$track]=yes
     fi
-    # Its input is empty, as for everything this runs: the terminal's input is the student's keys.
-    result=$(launch "$here/check.sh" "$build/bin" "$step" "$track" </dev/null 2>&1 | progress_remember | live)
+    result=$(launch "$here/check.sh" "$build/bin" "$step" "$track" 2>&1 | progress_remember | live)
     took+=", check $(seconds_since "$started") s"
     case $(grep '^VERDICT' <<<"$result" | tail -n 1 | cut -d' ' -f5) in
         "") outcome=broken ;;
@@ -212,7 +211,7 @@ run_tool() {
     if [ $gpu = no ]; then panel="make $1 needs a GPU, and there is none here"; return; fi
     panel="make $1 TRACK=$track (running ...)"
     draw
-    panel=$(make --no-print-directory -C "$top/step$step" "$1" TRACK="$track" BUILD_DIR="$build" </dev/null 2>&1 | live)
+    panel=$(make --no-print-directory -C "$top/step$step" "$1" TRACK="$track" BUILD_DIR="$build" 2>&1 | live)
 }
 
 go_to() {  # go_to STEP TRACK

@@ -4,7 +4,7 @@
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 message("exit ${code}; stdout: ${out}; stderr: ${err}")
 if(NOT code STREQUAL "${EXPECTED_EXIT}")
-  message(FATAL_ERROR "expected exit ${EXPECTED_EXIT}, got ${code}\nstdout: ${out}")
+  message(FATAL_ERROR "expected exit ${EXPECTED_EXIT}, got ${code}")
 endif()
 if(NOT "${out}${err}" MATCHES "${EXPECTED_TEXT}")
   message(FATAL_ERROR "output does not match '${EXPECTED_TEXT}'")
