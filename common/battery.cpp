@@ -337,12 +337,13 @@ int run_battery(const BatteryRequest& request) {
     const bool has_round_trip = request.round_trip_shape.has_value();
     if (has_round_trip) jobs.push_back(round_trip_job(request));
 
-    fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries; "
+    fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}; "
                "+N: the matrices start N floats past an aligned address\n",
                request.title, request.shapes.size(),
                has_round_trip ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)",
                                             request.round_trip_shape->label)
-                              : std::string());
+                              : std::string(),
+               has_round_trip ? ", host matrices by pages with no access" : "");
     if (request.one_process_at_a_time)
         fmt::print("this GPU takes one process at a time (compute mode exclusive-process), so they run one after "
                    "another\n");

@@ -10,30 +10,35 @@
 
 namespace workshop {
 
+void fill_matmul_inputs(float* A, float* B, int M, int N, int K, uint64_t seed) {
+    fill_random(A, static_cast<size_t>(M) * K, seed);
+    fill_random(B, static_cast<size_t>(K) * N, seed + 1);
+}
+
 MatmulInputs::MatmulInputs(int M, int N, int K, uint64_t seed)
     : A(static_cast<size_t>(M) * K), B(static_cast<size_t>(K) * N) {
-    fill_random(A.data(), A.size(), seed);
-    fill_random(B.data(), B.size(), seed + 1);
+    fill_matmul_inputs(A.data(), B.data(), M, N, K, seed);
 }
 
 // Small products against the CPU in double; large ones against cuBLAS in strict FP32 on the same inputs.
-Verdict verify_matmul_result(const MatmulInputs& in, const std::vector<float>& C, int M, int N, int K) {
+Verdict verify_matmul_result(const float* A, const float* B, const float* C, int M, int N, int K) {
+    const size_t a = static_cast<size_t>(M) * K, b = static_cast<size_t>(K) * N, c = static_cast<size_t>(M) * N;
     const double tolerance =
-        matmul_tolerance(K, max_abs(in.A.data(), static_cast<int64_t>(in.A.size())), max_abs(in.B.data(), static_cast<int64_t>(in.B.size())));
+        matmul_tolerance(K, max_abs(A, static_cast<int64_t>(a)), max_abs(B, static_cast<int64_t>(b)));
     if (matmul_flops(M, N, K) / 2 <= kCpuReferenceMaxMacs) {
-        std::vector<double> ref(size_t{static_cast<size_t>(M)} * N);
-        matmul_reference(in.A.data(), in.B.data(), ref.data(), M, N, K);
-        return verify_matmul(C.data(), ref.data(), M, N, tolerance);
+        std::vector<double> ref(c);
+        matmul_reference(A, B, ref.data(), M, N, K);
+        return verify_matmul(C, ref.data(), M, N, tolerance);
     }
-    DeviceBuffer<float> dA(in.A.size()), dB(in.B.size()), dRef(C.size());
-    dA.upload(in.A.data());
-    dB.upload(in.B.data());
+    DeviceBuffer<float> dA(a), dB(b), dRef(c);
+    dA.upload(A);
+    dB.upload(B);
     Cublas cublas;
     cublas.sgemm_fp32(dA.get(), dB.get(), dRef.get(), M, N, K);
-    std::vector<float> ref(C.size());
+    std::vector<float> ref(c);
     dRef.download(ref.data());
     // Both sides carry FP32 rounding error, so allow it twice.
-    return verify_matmul(C.data(), ref.data(), M, N, 2 * tolerance);
+    return verify_matmul(C, ref.data(), M, N, 2 * tolerance);
 }
 
 MatmulProblem::MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setup)
@@ -56,7 +61,7 @@ CheckResult MatmulProblem::run_checked() {
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
     std::vector<float> C(d_C_.count());
     d_C_.download(C.data());
-    result.verdict = verify_matmul_result(in_, C, M_, N_, K_);
+    result.verdict = verify_matmul_result(in_.A.data(), in_.B.data(), C.data(), M_, N_, K_);
     result.verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
                                                               d_B_.words_changed_since_upload(in_.B.data()));
     return result;

@@ -38,14 +38,17 @@ private:
 CheckResult check_transpose_on_device(int rows, int cols, uint64_t seed, CheckSetup setup = {});
 Verdict check_transpose_from_host(int rows, int cols, uint64_t seed);  // step 1 programs only
 
-// Seeded random inputs of a matmul (A: M x K, B: K x N).
+// Seeded random inputs of a matmul (A: M x K, B: K x N), into memory the caller holds.
+void fill_matmul_inputs(float* A, float* B, int M, int N, int K, uint64_t seed);
+
+// The same inputs in host matrices of their own.
 struct MatmulInputs {
     HostMatrix A, B;
     MatmulInputs(int M, int N, int K, uint64_t seed);
 };
 
-// C (M x N) against the reference product of `in`.
-Verdict verify_matmul_result(const MatmulInputs& in, const std::vector<float>& C, int M, int N, int K);
+// C (M x N) against the reference product of A and B.
+Verdict verify_matmul_result(const float* A, const float* B, const float* C, int M, int N, int K);
 
 class MatmulProblem {
 public:

@@ -1,5 +1,6 @@
-#include <vector>
+#include <fmt/format.h>
 
+#include "guarded_host_matrix.hpp"
 #include "matrix_data.hpp"
 #include "step_checks.hpp"
 
@@ -7,7 +8,8 @@ namespace workshop {
 
 Verdict check_transpose_from_host(int rows, int cols, uint64_t seed) {
     const size_t n = size_t{static_cast<size_t>(rows)} * cols;
-    HostMatrix in(n), out(n);
+    const GuardedHostMatrix in(n, "transpose_from_host", "in", fmt::format("rows x cols = {} x {}", rows, cols));
+    const GuardedHostMatrix out(n, "transpose_from_host", "out", fmt::format("cols x rows = {} x {}", cols, rows));
     fill_random(in.data(), n, seed);
     fill_poison(out.data(), n);
     transpose_from_host(in.data(), out.data(), rows, cols);
