@@ -30,7 +30,7 @@ struct BatteryRequest {
     std::string title;                     // "transpose battery, step 3"
     std::vector<BatteryShape> shapes;
     BatteryShape sanitizer_shape;          // where the sanitizers run (guards off, so memcheck sees)
-    std::vector<std::string> common_args;  // passed to every child: the seed
+    std::vector<std::string> common_args;  // passed to every child: the seed, and --say-ready (kChildReady)
     // Step 1 only: its *_from_host once more, in a process of its own, at a shape whose matrices pass 2^31 bytes
     // (where a byte count kept in an int goes wrong); "SKIP not tried here" where the machine has too little memory.
     std::optional<BatteryShape> round_trip_shape;
@@ -42,8 +42,9 @@ struct BatteryRequest {
     bool one_process_at_a_time = false;
 };
 
-// What make check's children (--check-shape, --check-in-turn, --check-round-trip) print once they have a CUDA
-// context, before any of the student's code runs: their time limits count from there (ChildJob::ready_line).
+// What make check's children (--check-shape, --check-in-turn, --check-round-trip, given --say-ready) print once
+// they have a CUDA context, before any of the student's code runs: their time limits count from there
+// (ChildJob::ready_line). The same options typed by hand print no such line.
 constexpr const char* kChildReady = "@@ ready";
 
 // Why a child could not run its shape or tool here, or empty: the harness's refusal for too little free memory

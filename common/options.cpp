@@ -133,6 +133,7 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
         {"--check-round-trip", [&] { o.check_round_trip = true; }},
         {"--sanitize", [&] { o.sanitize = true; }},
         {"--no-guards", [&] { o.guards = false; }},
+        {"--say-ready", [&] { o.say_ready = true; }},
         {"--flush-l2", [&] { o.flush_l2 = true; }},
         {"--no-references", [&] { o.references = false; }},
         {"--no-host", [&] { o.host_rows = false; }},
@@ -188,6 +189,7 @@ std::string usage_text(Track track, const std::string& program) {
         "                      this machine has too little memory for it (--check's shape of over 2^31 bytes)\n"
         "  --misalign N        with --check-shape: the matrices start N (0-3) floats past an aligned address\n"
         "  --no-guards         with --check-shape: no canaries around the matrices (for compute-sanitizer)\n"
+        "  --say-ready         with the three above: print the line --check waits for once the CUDA context is up\n"
         "  --sanitize          memcheck, racecheck and synccheck at a small shape (make sanitize)\n"
         "  --reps N            timed runs, at least (default 20)\n"
         "  --min-time SECONDS  keep timing past --reps until this long has passed (default 1, 0: --reps runs)\n"

@@ -83,7 +83,7 @@ BatteryRequest battery_request(const std::string& track, int step, const std::ve
     for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args(), s.equal_sides(), s.outgrows_a_grid()});
     r.sanitizer_shape = {extra.sanitizer.label(), extra.sanitizer.args()};
     if (step == 1) r.round_trip_shape = BatteryShape{extra.round_trip.label(), extra.round_trip.args()};
-    r.common_args = {"--seed", std::to_string(o.seed)};
+    r.common_args = {"--seed", std::to_string(o.seed), "--say-ready"};
     r.one_process_at_a_time = gpu_takes_one_process_at_a_time();
     return r;
 }
@@ -154,7 +154,7 @@ int run_mode(const Options& o, const std::string& track, int step, const std::ve
         }
         wait_for_timing_gate_before_the_context();
         const DeviceFacts dev = require_device();
-        if (o.check_shape || o.check_in_turn || o.check_round_trip) {
+        if (o.say_ready && (o.check_shape || o.check_in_turn || o.check_round_trip)) {
             fmt::print("{}\n", kChildReady);
             std::fflush(stdout);
         }

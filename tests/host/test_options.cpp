@@ -90,6 +90,8 @@ TEST(Options, ReadsOneShapeOfTheBattery) {
     EXPECT_TRUE(t.options.check_shape);
     EXPECT_EQ(t.options.misalign, 3);
     EXPECT_FALSE(t.options.guards);
+    EXPECT_FALSE(t.options.say_ready);
+    EXPECT_TRUE(parse(Track::Transpose, {"--check-shape", "--say-ready"}).options.say_ready);
     EXPECT_TRUE(parse(Track::Matmul, {"--sanitize"}).options.sanitize);
 }
 
