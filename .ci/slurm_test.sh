@@ -218,7 +218,17 @@ for failed in $(cut -d: -f2 build/Testing/Temporary/LastTestsFailed.log 2>/dev/n
     awk -v t="Testing: $failed" '$0 ~ t "$" { on = 1 } on && /^"[^"]*" end time/ { exit } on' build/Testing/Temporary/LastTest.log |
         tail -n 25 | sed 's/^/     | /'
 done
-ran_as_job "make test's GPU part" ctest
+ran_as_job "make test's GPU part" gpu_tests.sh
+# A GPU that takes one process at a time (rehearsed: the node has none): its tests run one after another, as
+# gpu_tests.sh decides where the GPU is; here and as a job alike.
+for where in "in the job" "here"; do
+    launcher=$WORKSHOP_LAUNCHER
+    [ "$where" = here ] && launcher=
+    expect "make test on a GPU that takes one process at a time, $where" 0 \
+        "its tests run one after another" env WORKSHOP_ONE_PROCESS_AT_A_TIME=1 WORKSHOP_LAUNCHER="$launcher" \
+        common/make/run_tests.sh build -R "cli.help|cli.check_shape_by_hand" -j "$(nproc)"
+    grep -qE "^tests: 1 passed, 0 failed, 1 skipped" "$tmp/out" || fail "its count, $where:" "$tmp/out"
+done
 
 echo "== the instructor's batch script"
 expect "sbatch results.sbatch" 2 "Submitted batch job" timeout 600 sbatch --wait --partition=gpu --output="$tmp/results-%j.out" common/make/results.sbatch

@@ -3,6 +3,14 @@
 # launch and workshop_setting: where GPU programs run (the room's launcher, e.g. srun, or here).
 source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
 
+# gpu_takes_one_process_at_a_time: succeeds where a GPU nvidia-smi sees lets one process at a time make a CUDA
+# context (compute mode exclusive-process); WORKSHOP_ONE_PROCESS_AT_A_TIME=1 rehearses it, as for the programs.
+gpu_takes_one_process_at_a_time() {
+    [ "${WORKSHOP_ONE_PROCESS_AT_A_TIME:-}" = 1 ] && return 0
+    command -v nvidia-smi >/dev/null || return 1
+    nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -q Exclusive_Process
+}
+
 # step_rate PROGRAM [options]: the GB/s or GFLOP/s on the step's own row of PROGRAM's CSV output
 # (empty when the program launched no kernel). rate_options: what it adds to the options; rate_of_csv: the reading.
 rate_options=(--csv --no-references --no-host)

@@ -18,12 +18,17 @@ run_ctest() {
 }
 
 status=0
-if [ -z "$(workshop_setting WORKSHOP_LAUNCHER)" ]; then
-    run_ctest ctest --test-dir "$build" --output-on-failure "$@" || status=$?
-else
+gpu_tests="$(cd "$(dirname "$0")" && pwd)/gpu_tests.sh"
+if [ -n "$(workshop_setting WORKSHOP_LAUNCHER)" ]; then
     # On a cluster: the tests that need no GPU run here, the GPU-labelled ones as one job of the launcher.
     run_ctest ctest --test-dir "$build" --output-on-failure "$@" -LE gpu || status=$?
-    run_ctest launch "$(command -v ctest)" --test-dir "$build" --output-on-failure "$@" -L gpu || status=$?
+    run_ctest launch "$gpu_tests" "$(command -v ctest)" "$build" "$@" || status=$?
+elif gpu_takes_one_process_at_a_time; then
+    # The GPU tests one after another (gpu_tests.sh says why), the others side by side.
+    run_ctest ctest --test-dir "$build" --output-on-failure "$@" -LE gpu || status=$?
+    run_ctest "$gpu_tests" "$(command -v ctest)" "$build" "$@" || status=$?
+else
+    run_ctest ctest --test-dir "$build" --output-on-failure "$@" || status=$?
 fi
 
 # Each test once by name: on a cluster a fixture the GPU tests need (watch.prepare_tree) runs in both parts.
