@@ -47,6 +47,16 @@ std::string where_make_check_times(const std::string& shape) {
     return timed_by_make_check() ? fmt::format("at the size make check times ({}): ", shape) : std::string();
 }
 
+std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape) {
+    if (again.ok) return std::nullopt;
+    Verdict v = again;
+    if (v.failure.empty())
+        v.hint = "right on its first launch, wrong after the timed ones: does the kernel keep state from one launch "
+                 "to the next (a __device__ counter or flag that nothing resets)?" +
+                 (again.hint.empty() ? std::string() : "\n" + again.hint);
+    return report_shape(v, fmt::format("after the timed runs at {}: ", shape));
+}
+
 namespace {
 // make check starts the student's timing run while the battery is still running, so that its set-up (the data,
 // the upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names a FIFO, and this waits on it for

@@ -111,6 +111,12 @@ bool timed_by_make_check();
 // What a FAIL line about such a run starts with ("at the size make check times (8192x8192): "); empty otherwise.
 std::string where_make_check_times(const std::string& shape);
 
+// The timed launches must leave the right answer too. A kernel that keeps state from one launch to the next (a
+// __device__ counter or flag that nothing resets) can pass its first, checked launch and then do little or nothing,
+// fast, and its time would be a lie. So after the timing the programs check one more launch (`again`): when it is
+// wrong, this reports it and returns the exit code, and nothing timed is shown; when it is right, nothing.
+std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape);
+
 // The options of one battery shape (its --check-shape command line) for a --check-in-turn child.
 Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base);
 

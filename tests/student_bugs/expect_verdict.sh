@@ -4,6 +4,8 @@
 #   expect_verdict.sh PROGRAM REGEX       it must fail it, and its report must match REGEX (the right reason)
 #   expect_verdict.sh PROGRAM REGEX --make-check CHECK_SH STEP TRACK
 #                                         the whole of make check (CHECK_SH) must fail it, for REGEX
+#   expect_verdict.sh PROGRAM REGEX --make-run
+#                                         its timed run at the default size (make run) must fail it, for REGEX
 # Exits 3, which the tests report as skipped, where there is no CUDA device, where the check could not run here
 # (NOT CHECKED), or where there is no room for the round trip below.
 set -u
@@ -19,6 +21,11 @@ if [ "${3:-}" = --make-check ]; then
     code=$?
     last=$(tail -n 1 <<<"$output")
     [[ $last == "VERDICT step $step $track: FAIL ("* ]] && last="FAIL: ${last#*FAIL (}"
+elif [ "${3:-}" = --make-run ]; then
+    # The FAIL line comes first, then its hint: the line to judge is the first that starts with FAIL.
+    output=$("$program" 2>&1)
+    code=$?
+    last=$(grep -m1 '^FAIL: ' <<<"$output" || tail -n 1 <<<"$output")
 else
     output=$("$program" --check 2>&1)
     code=$?
@@ -30,6 +37,11 @@ if [ $code -eq 3 ] && grep -q "no CUDA device" <<<"$output"; then exit 3; fi
 # program either way: skipped, with the reason, like a machine with no GPU.
 if [ $code -eq 4 ] && [[ $last == "NOT CHECKED: "* || $last == "VERDICT step "*": NOT CHECKED ("* ]]; then
     echo "skipped: $last"
+    exit 3
+fi
+# The timed run refused for want of memory, or for a GPU another process holds, before any of the program's code.
+if [ $code -eq 4 ] && [ "${3:-}" = --make-run ] && refusal=$(grep -m1 -E '^(not enough |GPU busy: )' <<<"$output"); then
+    echo "skipped: $refusal"
     exit 3
 fi
 if [ "$expect" = PASS ]; then
