@@ -79,7 +79,7 @@ if [ $timing_status -ne 0 ]; then
     failed=$(grep '^FAIL: ' "$work/mine.csv" | tail -n 1)
     # The harness's refusal of the timed size, or of a context on a GPU that has no room or is held by another
     # process, comes before the student's code runs (as in the battery's NOT RUN).
-    refusal=$(grep -m1 -E '^(not enough |GPU busy: )' "$work/mine.err" | grep -v 'std::bad_alloc')
+    refusal=$(harness_refusal <"$work/mine.err")
     if [ $timing_status -eq 4 ] && [ -z "$failed" ] && [ -n "$refusal" ]; then
         echo "VERDICT step $step $track: NOT CHECKED (correct on every shape, but the timed run could not start: $refusal)"
         exit $timing_status

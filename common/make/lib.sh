@@ -11,6 +11,11 @@ gpu_takes_one_process_at_a_time() {
     nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -q Exclusive_Process
 }
 
+# harness_refusal <OUTPUT: the harness's line refusing to run here (too little free memory, or a GPU that another
+# process holds), never a std::bad_alloc, which may be the student's; empty when there is none. (battery.cpp's
+# refusal_in reads its children's output the same way.)
+harness_refusal() { grep -E '^(not enough |GPU busy: )' | grep -v 'std::bad_alloc' | head -n 1; }
+
 # step_rate PROGRAM [options]: the GB/s or GFLOP/s on the step's own row of PROGRAM's CSV output
 # (empty when the program launched no kernel). rate_options: what it adds to the options; rate_of_csv: the reading.
 rate_options=(--csv --no-references --no-host)

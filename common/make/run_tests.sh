@@ -18,15 +18,12 @@ run_ctest() {
 }
 
 status=0
-gpu_tests="$(cd "$(dirname "$0")" && pwd)/gpu_tests.sh"
-if [ -n "$(workshop_setting WORKSHOP_LAUNCHER)" ]; then
-    # On a cluster: the tests that need no GPU run here, the GPU-labelled ones as one job of the launcher.
+if [ -n "$(workshop_setting WORKSHOP_LAUNCHER)" ] || gpu_takes_one_process_at_a_time; then
+    # On a cluster, or on a GPU that takes one process at a time: the tests that need no GPU run here, side by
+    # side; the GPU-labelled ones where the GPU is (launch: one job of the launcher, else here), through
+    # gpu_tests.sh, which there looks at the GPU and runs them one after another where they must.
     run_ctest ctest --test-dir "$build" --output-on-failure "$@" -LE gpu || status=$?
-    run_ctest launch "$gpu_tests" "$(command -v ctest)" "$build" "$@" || status=$?
-elif gpu_takes_one_process_at_a_time; then
-    # The GPU tests one after another (gpu_tests.sh says why), the others side by side.
-    run_ctest ctest --test-dir "$build" --output-on-failure "$@" -LE gpu || status=$?
-    run_ctest "$gpu_tests" "$(command -v ctest)" "$build" "$@" || status=$?
+    run_ctest launch "$(cd "$(dirname "$0")" && pwd)/gpu_tests.sh" "$(command -v ctest)" "$build" "$@" || status=$?
 else
     run_ctest ctest --test-dir "$build" --output-on-failure "$@" || status=$?
 fi

@@ -9,6 +9,7 @@
 # Exits 3, which the tests report as skipped, where there is no CUDA device, where the check could not run here
 # (NOT CHECKED), or where there is no room for the round trip below.
 set -u
+source "$(dirname "$0")/../../common/make/lib.sh"
 program=$1 expect=$2
 if [ "${3:-}" = --make-check ]; then
     # make check runs BIN/stepN_TRACK: a folder where that name is the program. It never gets to the solutions'
@@ -40,7 +41,8 @@ if [ $code -eq 4 ] && [[ $last == "NOT CHECKED: "* || $last == "VERDICT step "*"
     exit 3
 fi
 # The timed run refused for want of memory, or for a GPU another process holds, before any of the program's code.
-if [ $code -eq 4 ] && [ "${3:-}" = --make-run ] && refusal=$(grep -m1 -E '^(not enough |GPU busy: )' <<<"$output"); then
+refusal=$(harness_refusal <<<"$output")
+if [ $code -eq 4 ] && [ "${3:-}" = --make-run ] && [ -n "$refusal" ]; then
     echo "skipped: $refusal"
     exit 3
 fi
