@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "device_allocations.hpp"
 #include "source_path.hpp"
 
 namespace workshop {
@@ -73,6 +74,24 @@ void report_launch_failure(const LaunchOutcome& o, Verdict& verdict) {
     if (o.info.kernel) what += fmt::format(", grid {} x block {}", dims(o.info.grid), dims(o.info.block));
     if (o.line > 0) what += fmt::format(", reported at {}:{}", short_source_path(o.file), o.line);
     verdict.set_failure(what, hint_for(o));
+}
+
+void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict) {
+    constexpr int kMoreCalls = 2;
+    const DeviceAllocations before = device_allocations_held();
+    for (int call = 0; call < kMoreCalls; ++call) {
+        const LaunchOutcome outcome = launch_and_wait(launch);
+        if (!outcome.ok()) return report_launch_failure(outcome, verdict);
+    }
+    const DeviceAllocations after = device_allocations_held();
+    const int64_t left = after.count - before.count;
+    if (left <= 0) return;
+    verdict.set_leak(fmt::format("leak: every call of {} leaves device memory allocated: {} more calls left {} "
+                                 "allocation{} ({} bytes) that nothing freed",
+                                 function, kMoreCalls, left, left == 1 ? "" : "s", after.bytes - before.bytes),
+                     "Free what the launch allocates before it returns (cudaFree waits for the kernel to finish), "
+                     "or allocate it once and keep it for the next call, in a static pointer as step 5's matmul "
+                     "solution keeps its buffer");
 }
 
 bool launch_and_record(const std::function<LaunchInfo()>& launch, LaunchInfo& info, Verdict& verdict) {

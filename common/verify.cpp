@@ -33,6 +33,7 @@ std::string Verdict::headline() const {
     if (!failure.empty()) return failure;
     if (outside.any()) return describe_outside(outside);
     if (input_words_changed) return fmt::format("changed the input: {} words of it (or around it) differ after the run", input_words_changed);
+    if (!leak.empty()) return leak;
     return describe_wrong(*this);
 }
 
@@ -62,6 +63,12 @@ void Verdict::add_guard_report(const OutsideWrites& output, int64_t input_words)
 void Verdict::set_failure(const std::string& what, const std::string& hint_text) {
     ok = false;
     failure = what;
+    hint = hint_text;
+}
+
+void Verdict::set_leak(const std::string& what, const std::string& hint_text) {
+    ok = false;
+    leak = what;
     hint = hint_text;
 }
 

@@ -31,8 +31,10 @@ struct Verdict {
     std::string failure;            // the launch failed or the kernel faulted: what CUDA said, where
     OutsideWrites outside;          // around the output
     int64_t input_words_changed = 0;  // in the inputs or their guard zones
+    std::string leak;               // device memory that further calls of the launch left allocated
 
-    // What went wrong, in one phrase: the failure, else writes outside the output, else the wrong elements.
+    // What went wrong, in one phrase: the failure, else writes outside the output, else a changed input, else a
+    // leak, else the wrong elements.
     std::string headline() const;
     // One line: "PASS", or "FAIL: <headline>. <hint> <anything else found>".
     std::string summary() const;
@@ -41,6 +43,8 @@ struct Verdict {
     void add_guard_report(const OutsideWrites& output, int64_t input_words);
     // The launch or the kernel failed: nothing else about the output can be known.
     void set_failure(const std::string& what, const std::string& hint_text);
+    // The output was right, but the calls leave device memory behind; the device is still usable.
+    void set_leak(const std::string& what, const std::string& hint_text);
 };
 
 // `out` (cols x rows, row-major) against the transpose of `in` (rows x cols, row-major), bit for bit.

@@ -5,7 +5,9 @@
 #include <thread>
 #include <vector>
 
+#include "checked_launch.hpp"
 #include "cublas_reference.hpp"
+#include "device_allocations.hpp"
 #include "device_buffer.cuh"
 #include "device_info.hpp"
 #include "device_kernels.cuh"
@@ -197,4 +199,65 @@ TEST_F(Harness, CublasTransposeAndSgemmAgreeWithTheCpu) {
     dC.download(C.data());
     const Verdict v = verify_matmul(C.data(), ref.data(), M, N, matmul_tolerance(K, 1, 1));
     EXPECT_TRUE(v.ok) << v.summary();
+}
+
+// The ledger behind the per-call leak check: every allocation call it counts, and only the calls that succeed.
+TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
+    const DeviceAllocations start = device_allocations_held();
+    void *plain = nullptr, *managed = nullptr, *pitched = nullptr, *async = nullptr;
+    size_t pitch = 0;
+    ASSERT_EQ(cudaMalloc(&plain, 1000), cudaSuccess);
+    ASSERT_EQ(cudaMallocManaged(&managed, 3000), cudaSuccess);
+    ASSERT_EQ(cudaMallocPitch(&pitched, &pitch, 100, 7), cudaSuccess);
+    ASSERT_EQ(cudaMallocAsync(&async, 5000, nullptr), cudaSuccess);
+    DeviceAllocations now = device_allocations_held();
+    EXPECT_EQ(now.count - start.count, 4);
+    EXPECT_EQ(now.bytes - start.bytes, static_cast<int64_t>(1000 + 3000 + pitch * 7 + 5000));
+
+    void* too_big = nullptr;
+    EXPECT_NE(cudaMalloc(&too_big, size_t{1} << 62), cudaSuccess);
+    (void)cudaGetLastError();
+    EXPECT_EQ(cudaFree(nullptr), cudaSuccess);
+    EXPECT_EQ(device_allocations_held().count - start.count, 4);
+
+    ASSERT_EQ(cudaFree(plain), cudaSuccess);
+    ASSERT_EQ(cudaFree(managed), cudaSuccess);
+    ASSERT_EQ(cudaFree(pitched), cudaSuccess);
+    ASSERT_EQ(cudaFreeAsync(async, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    now = device_allocations_held();
+    EXPECT_EQ(now.count, start.count);
+    EXPECT_EQ(now.bytes, start.bytes);
+}
+
+// A launch that keeps one buffer passes; one that allocates on every call fails, with the count and the bytes.
+TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
+    static void* kept = nullptr;
+    std::vector<void*> leaked;
+    const auto keeps_one = [] {
+        if (!kept) {
+            EXPECT_EQ(cudaMalloc(&kept, 256), cudaSuccess);
+        }
+        return LaunchInfo{};
+    };
+    const auto allocates_each_time = [&leaked] {
+        leaked.push_back(nullptr);
+        EXPECT_EQ(cudaMalloc(&leaked.back(), 4096), cudaSuccess);
+        return LaunchInfo{};
+    };
+    Verdict keeping;
+    keeps_one();  // the checked call, which may allocate what it keeps
+    check_calls_leave_no_memory(keeps_one, "keeps_one", keeping);
+    EXPECT_TRUE(keeping.ok) << keeping.summary();
+
+    Verdict leaking;
+    check_calls_leave_no_memory(allocates_each_time, "allocates_each_time", leaking);
+    EXPECT_FALSE(leaking.ok);
+    EXPECT_TRUE(leaking.failure.empty());
+    EXPECT_EQ(leaking.headline(),
+              "leak: every call of allocates_each_time leaves device memory allocated: 2 more calls left 2 "
+              "allocations (8192 bytes) that nothing freed");
+    for (void* p : leaked) EXPECT_EQ(cudaFree(p), cudaSuccess);
+    EXPECT_EQ(cudaFree(kept), cudaSuccess);
+    kept = nullptr;
 }

@@ -247,3 +247,14 @@ TEST(Verdict, AFailureComesFirst) {
     EXPECT_FALSE(v.ok);
     EXPECT_EQ(v.summary(), "FAIL: the launch failed: cudaErrorInvalidConfiguration. round up");
 }
+
+// A leak is a verdict of its own: the output was right, so it names the leak, not a wrong element.
+TEST(Verdict, ALeakFailsARightOutput) {
+    const TransposeCase t(8, 8);
+    Verdict v = t.verify();
+    ASSERT_TRUE(v.ok);
+    v.set_leak("leak: every call of transpose_on_device leaves device memory allocated", "free it");
+    EXPECT_FALSE(v.ok);
+    EXPECT_TRUE(v.failure.empty());  // the device is still usable: the battery carries on in the same process
+    EXPECT_EQ(v.summary(), "FAIL: leak: every call of transpose_on_device leaves device memory allocated. free it");
+}
