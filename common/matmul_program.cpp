@@ -138,7 +138,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     const MatmulInputs& in = problem.inputs();
     const CheckResult checked = problem.run_checked();
     const LaunchInfo launch = checked.launch;
-    if (!checked.device_usable()) return report_shape(checked.verdict, where_make_check_times(shape));
+    if (!checked.timeable()) return report_shape(checked.verdict, where_make_check_times(shape));
     const bool kernel_pending = kStep == 1 && !launch.kernel;
     Verdict verdict = kernel_pending ? Verdict{} : checked.verdict;
 
@@ -152,7 +152,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     const double flops = matmul_flops(o.M, o.N, o.K);
     if (!kernel_pending && timed_by_make_check() && !verdict.ok) return report_shape(verdict, where_make_check_times(shape));
     const StepAndReferenceTimings timings = time_step_and_yardsticks(o, problem, kernel_pending);
-    if (!kernel_pending)
+    if (!kernel_pending && checked.verdict.ok)
         if (const auto failed = report_wrong_after_timing(problem.run_checked().verdict, shape)) return *failed;
 
     if (kernel_pending) {

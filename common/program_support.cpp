@@ -50,7 +50,7 @@ std::string where_make_check_times(const std::string& shape) {
 std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape) {
     if (again.ok) return std::nullopt;
     Verdict v = again;
-    if (v.failure.empty())
+    if (v.failure.empty() && v.leak.empty())
         v.hint = "right on its first launch, wrong after the timed ones: does the kernel keep state from one launch "
                  "to the next (a __device__ counter or flag that nothing resets)?" +
                  (again.hint.empty() ? std::string() : "\n" + again.hint);

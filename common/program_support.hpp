@@ -113,8 +113,9 @@ std::string where_make_check_times(const std::string& shape);
 
 // The timed launches must leave the right answer too. A kernel that keeps state from one launch to the next (a
 // __device__ counter or flag that nothing resets) can pass its first, checked launch and then do little or nothing,
-// fast, and its time would be a lie. So after the timing the programs check one more launch (`again`): when it is
-// wrong, this reports it and returns the exit code, and nothing timed is shown; when it is right, nothing.
+// fast, and its time would be a lie. So after the timing the programs check one more launch (`again`) of a kernel
+// whose first launch passed: when it is wrong, this reports it and returns the exit code, and nothing timed is
+// shown; when it is right, nothing. (A kernel wrong from its first launch is shown with its time and FAIL.)
 std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape);
 
 // The options of one battery shape (its --check-shape command line) for a --check-in-turn child.

@@ -18,6 +18,9 @@ struct CheckResult {
     LaunchInfo launch;
     bool launched_kernel() const { return launch.kernel != nullptr; }
     bool device_usable() const { return verdict.failure.empty(); }  // after a fault, nothing more can run
+    // Worth timing, right or wrong: not after a fault, nor when every call leaks (each timed launch would leave
+    // device memory behind, thousands of times over).
+    bool timeable() const { return device_usable() && verdict.leak.empty(); }
 };
 
 class TransposeProblem {

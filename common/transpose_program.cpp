@@ -148,7 +148,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     const std::vector<float>& in = problem.in();
     const CheckResult checked = problem.run_checked();
     const LaunchInfo launch = checked.launch;
-    if (!checked.device_usable()) return report_shape(checked.verdict, where_make_check_times(shape));
+    if (!checked.timeable()) return report_shape(checked.verdict, where_make_check_times(shape));
     const bool kernel_pending = kStep == 1 && !launch.kernel;
     Verdict verdict = checked.verdict;
 
@@ -167,7 +167,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (o.references) references = reference_launches(o, problem.d_in(), problem.d_out(), cublas.emplace());
     const StepAndReferenceTimings timings = time_step_and_references(
         kernel_pending ? std::function<void()>() : [&] { problem.launch(); }, references, timing_plan(o));
-    if (!kernel_pending)
+    if (!kernel_pending && checked.verdict.ok)
         if (const auto failed = report_wrong_after_timing(problem.run_checked().verdict, shape)) return *failed;
 
     if (kernel_pending) {
