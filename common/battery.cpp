@@ -337,8 +337,9 @@ int run_battery(const BatteryRequest& request) {
     const bool has_round_trip = request.round_trip_shape.has_value();
     if (has_round_trip) jobs.push_back(round_trip_job(request));
 
-    fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}; two more calls at each shape "
-               "must leave no more device memory allocated; +N: the matrices start N floats past an aligned address\n",
+    fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}; two more calls at each shape, "
+               "which fail a launch that leaves device memory allocated on every call; "
+               "+N: the matrices start N floats past an aligned address\n",
                request.title, request.shapes.size(),
                has_round_trip ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)",
                                             request.round_trip_shape->label)

@@ -29,8 +29,9 @@ void report_launch_failure(const LaunchOutcome& outcome, Verdict& verdict);
 
 // A launch function may keep device memory from one call to the next (step 5's matmul keeps one buffer for the
 // whole program and grows it), but one that allocates on every call and frees nothing runs a long program out of
-// memory, and no answer shows it. After a checked run, two more calls must leave the device memory held where it
-// was; otherwise `verdict` gets the leak, naming `function`. A failure of those calls is reported as any other.
+// memory, and no answer shows it. After a checked run, two more calls are made: if each of them leaves more device
+// allocations held than before it, `verdict` gets the leak, naming `function` (a launch that allocates once, late,
+// and keeps it passes). A failure of those calls is reported as any other.
 void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict);
 
 // launch_and_wait, keeping what was launched in `info`; on a failure, reports it in `verdict` and returns false

@@ -249,6 +249,12 @@ TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
     keeps_one();  // the checked call, which may allocate what it keeps
     check_calls_leave_no_memory(keeps_one, "keeps_one", keeping);
     EXPECT_TRUE(keeping.ok) << keeping.summary();
+    // The same buffer allocated only on the first of the two further calls (say, once memory became free).
+    ASSERT_EQ(cudaFree(kept), cudaSuccess);
+    kept = nullptr;
+    Verdict keeping_late;
+    check_calls_leave_no_memory(keeps_one, "keeps_one", keeping_late);
+    EXPECT_TRUE(keeping_late.ok) << keeping_late.summary();
 
     Verdict leaking;
     check_calls_leave_no_memory(allocates_each_time, "allocates_each_time", leaking);
