@@ -34,7 +34,7 @@ int parallel_children(const BatteryRequest& r) {
     return env_int("WORKSHOP_CHECK_JOBS", std::clamp<int>(std::thread::hardware_concurrency(), 2, 8));
 }
 double shape_timeout_s() { return env_int("WORKSHOP_CHECK_TIMEOUT", 10); }
-// compute-sanitizer starts slowly and slows the kernel down a great deal.
+// compute-sanitizer starts slowly and slows the kernel down a great deal; its run has a few shapes.
 double sanitizer_timeout_s() { return 6 * shape_timeout_s(); }
 
 std::string self_path() {
@@ -125,8 +125,11 @@ ChildJob round_trip_job(const BatteryRequest& r) {
     return job;
 }
 
+// One tool over all the sanitizer shapes, in one process: compute-sanitizer takes seconds to start.
 ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, const BatteryRequest& r) {
-    ChildJob job = shape_job(r, r.sanitizer_shape, false);
+    ChildJob job = child_job();
+    job.argv = {self_path(), "--check-sanitizer-shapes", "--no-guards"};
+    job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
     std::vector<std::string> prefix = {sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "20",
                                        "--show-backtrace", "no"};
     if (tool == "memcheck" && r.check_leaks) prefix.insert(prefix.end(), {"--leak-check", "full"});
@@ -220,6 +223,13 @@ std::string joined_with_and(const std::vector<std::string>& items) {
     std::string out;
     for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 < items.size() ? ", " : " and ") + items[i];
     return out;
+}
+
+// "67x45 and 96x131".
+std::string sanitizer_shapes_label(const BatteryRequest& r) {
+    std::vector<std::string> labels;
+    for (const auto& s : r.sanitizer_shapes) labels.push_back(s.label);
+    return joined_with_and(labels);
 }
 
 // Strips "FAIL: " for the summary.
@@ -453,7 +463,7 @@ int run_battery(const BatteryRequest& request) {
         checks_note = "memory, race and barrier checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
         fmt::print("{}\n", checks_note);
     } else {
-        fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", request.sanitizer_shape.label);
+        fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", sanitizer_shapes_label(request));
         bool all_clean = true;
         for (size_t t = 0; t < tools.size(); ++t) {
             const ToolOutcome& o = tool_outcomes[t];
@@ -522,7 +532,7 @@ int run_sanitizers(const BatteryRequest& request) {
     run_children(jobs, request.one_process_at_a_time ? 1 : static_cast<int>(jobs.size()),
                  [&](size_t i, const ChildResult& r) { results[i] = r; });
 
-    fmt::print("{} under compute-sanitizer at {} (guards off):\n", request.title, request.sanitizer_shape.label);
+    fmt::print("{} under compute-sanitizer at {} (guards off):\n", request.title, sanitizer_shapes_label(request));
     bool clean = true, not_run = false;
     for (size_t t = 0; t < tools.size(); ++t) {
         const ToolOutcome o = read_tool(tools[t], results[t]);

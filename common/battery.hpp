@@ -1,5 +1,5 @@
-// make check's engine: the shape battery, and compute-sanitizer's memcheck, racecheck and synccheck at one small,
-// awkward shape beside it; in step 1, also the round trip through host memory at one very large shape. The shapes
+// make check's engine: the shape battery, and compute-sanitizer's memcheck, racecheck and synccheck at two small
+// shapes beside it (one process per tool, the program running itself with --check-sanitizer-shapes); in step 1, also the round trip through host memory at one very large shape. The shapes
 // run in one child process, in turn (the program runs itself with --check-in-turn): creating a CUDA context costs
 // a few tenths of a second, once instead of once a shape. A kernel that faults poisons its context and one that
 // hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
@@ -29,7 +29,7 @@ struct BatteryShape {
 struct BatteryRequest {
     std::string title;                     // "transpose battery, step 3"
     std::vector<BatteryShape> shapes;
-    BatteryShape sanitizer_shape;          // where the sanitizers run (guards off, so memcheck sees)
+    std::vector<BatteryShape> sanitizer_shapes;  // where the sanitizers run (guards off, so memcheck sees)
     std::vector<std::string> common_args;  // passed to every child: the seed, and --say-ready (kChildReady)
     // Step 1 only: its *_from_host once more, in a process of its own, at a shape whose matrices pass 2^31 bytes
     // (where a byte count kept in an int goes wrong); "SKIP not tried here" where the machine has too little memory.
@@ -90,7 +90,7 @@ std::string byte_count_hint(bool battery_passed);
 // CHECKED).
 int run_battery(const BatteryRequest& request);
 
-// make sanitize: the same three tools at the sanitizer shape, each finding with its source line.
+// make sanitize: the same three tools at the sanitizer shapes, each finding with its source line.
 int run_sanitizers(const BatteryRequest& request);
 
 }  // namespace workshop

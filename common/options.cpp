@@ -131,6 +131,7 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
         {"--check-shape", [&] { o.check_shape = true; }},
         {"--check-in-turn", [&] { o.check_in_turn = true; }},
         {"--check-round-trip", [&] { o.check_round_trip = true; }},
+        {"--check-sanitizer-shapes", [&] { o.check_sanitizer_shapes = true; }},
         {"--sanitize", [&] { o.sanitize = true; }},
         {"--no-guards", [&] { o.guards = false; }},
         {"--say-ready", [&] { o.say_ready = true; }},
@@ -182,15 +183,18 @@ std::string usage_text(Track track, const std::string& program) {
         "  --size S            square problem of side S\n"
         "  --check             the verdict: every shape of the battery (in one process, a shape that crashes\n"
         "                      it and those after it in a process each), plus compute-sanitizer's memcheck,\n"
-        "                      racecheck and synccheck at a small shape (make check)\n"
+        "                      racecheck and synccheck at two small shapes (make check)\n"
         "  --check-shape       one checked run at the size given (no timing): output, guard zones, inputs\n"
         "  --check-in-turn     every shape of the battery in this process, in turn (what --check starts)\n"
         "  --check-round-trip  step 1: one checked run of *_from_host alone at the size given, or SKIP where\n"
         "                      this machine has too little memory for it (--check's shape of over 2^31 bytes)\n"
+        "  --check-sanitizer-shapes\n"
+        "                      the shapes --check and --sanitize run under compute-sanitizer, in turn, in this\n"
+        "                      process (what each tool runs)\n"
         "  --misalign N        with --check-shape: the matrices start N (0-3) floats past an aligned address\n"
-        "  --no-guards         with --check-shape: no canaries around the matrices (for compute-sanitizer)\n"
-        "  --say-ready         with the three above: print the line --check waits for once the CUDA context is up\n"
-        "  --sanitize          memcheck, racecheck and synccheck at a small shape (make sanitize)\n"
+        "  --no-guards         with a --check-... run: no canaries around the matrices (for compute-sanitizer)\n"
+        "  --say-ready         with a --check-... run: print the line --check waits for once the context is up\n"
+        "  --sanitize          memcheck, racecheck and synccheck at two small shapes (make sanitize)\n"
         "  --reps N            timed runs, at least (default 20)\n"
         "  --min-time SECONDS  keep timing past --reps until this long has passed (default 1, 0: --reps runs)\n"
         "  --warmup N          untimed runs first (default 2)\n"

@@ -70,7 +70,8 @@ int report_checked_shape(int step, const CheckResult& kernel, const std::functio
 // The shapes make check tries beyond the battery: compute-sanitizer's, and step 1's very large round trip.
 template <typename Shape>
 struct ExtraShapes {
-    Shape sanitizer, round_trip;
+    std::vector<Shape> sanitizer;
+    Shape round_trip;
 };
 
 // The battery of this program's track and step, for --check and --sanitize.
@@ -81,7 +82,7 @@ BatteryRequest battery_request(const std::string& track, int step, const std::ve
     r.check_leaks = step == 1;
     r.title = fmt::format("{} battery, {}", track, program_label());
     for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args(), s.equal_sides(), s.outgrows_a_grid()});
-    r.sanitizer_shape = {extra.sanitizer.label(), extra.sanitizer.args()};
+    for (const Shape& s : extra.sanitizer) r.sanitizer_shapes.push_back({s.label(), s.args()});
     if (step == 1) r.round_trip_shape = BatteryShape{extra.round_trip.label(), extra.round_trip.args()};
     r.common_args = {"--seed", std::to_string(o.seed), "--say-ready"};
     r.one_process_at_a_time = gpu_takes_one_process_at_a_time();
@@ -139,9 +140,24 @@ int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const O
     return kExitOk;
 }
 
+// --check-sanitizer-shapes: each shape compute-sanitizer checks, in turn in this process (what --check and
+// --sanitize run under each tool). Returns the first exit code that is not 0, so that a refusal for want of memory
+// stays one; a CUDA error ends the run there, as it poisons the context.
+template <typename Shape, typename CheckOneShape>
+int check_sanitizer_shapes(Track track, const std::vector<Shape>& shapes, const Options& o,
+                           CheckOneShape check_one_shape) {
+    int first_not_ok = kExitOk;
+    for (const Shape& s : shapes) {
+        const int exit_code = check_one_shape(options_for_shape(track, s.args(), o));
+        if (first_not_ok == kExitOk) first_not_ok = exit_code;
+        if (exit_code == kExitCudaError) break;
+    }
+    return first_not_ok;
+}
+
 // What every program does once its options are parsed: the battery (--check), the sanitizers (--sanitize), one
 // checked shape (--check-shape), step 1's round trip alone (--check-round-trip), all the shapes in turn
-// (--check-in-turn), or else the timed run at one size.
+// (--check-in-turn), the sanitizers' shapes in turn (--check-sanitizer-shapes), or else the timed run at one size.
 template <typename Shape, typename CheckOneShape, typename CheckRoundTrip, typename RunOneSize>
 int run_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
              const ExtraShapes<Shape>& extra, CheckOneShape check_one_shape, CheckRoundTrip check_round_trip,
@@ -161,14 +177,15 @@ int run_mode(const Options& o, const std::string& track, int step, const std::ve
         }
         wait_for_timing_gate_before_the_context();
         const DeviceFacts dev = require_device();
-        if (o.say_ready && (o.check_shape || o.check_in_turn || o.check_round_trip)) {
+        if (o.say_ready && (o.check_shape || o.check_in_turn || o.check_round_trip || o.check_sanitizer_shapes)) {
             fmt::print("{}\n", kChildReady);
             std::fflush(stdout);
         }
         if (o.check_shape) return check_one_shape(o);
         if (o.check_round_trip) return check_round_trip(o);
-        if (o.check_in_turn)
-            return check_shapes_in_turn(track == "transpose" ? Track::Transpose : Track::Matmul, battery, o, check_one_shape);
+        const Track track_id = track == "transpose" ? Track::Transpose : Track::Matmul;
+        if (o.check_in_turn) return check_shapes_in_turn(track_id, battery, o, check_one_shape);
+        if (o.check_sanitizer_shapes) return check_sanitizer_shapes(track_id, extra.sanitizer, o, check_one_shape);
         return run_one_size(o, dev);
     } catch (const std::bad_alloc&) {  // past require_host_memory's estimate, or where it cannot look
         fmt::print(stderr, "not enough host memory: an allocation failed (std::bad_alloc)\n");

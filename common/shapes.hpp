@@ -61,8 +61,12 @@ inline const std::vector<TransposeShape>& transpose_battery() {
     return shapes;
 }
 
-// Where compute-sanitizer runs: small (it is slow), and no side a multiple of any tile.
-inline TransposeShape transpose_sanitizer_shape() { return {67, 45}; }
+// Where compute-sanitizer runs, in one process per tool: small shapes (it is slow), two of them because a kernel
+// may take a different path at each. At the first no side is a multiple of any tile or of a 128-byte line, so
+// every tile on an edge is partial, and step 5 takes its odd-size kernel. The second has rows of whole lines
+// and whole 64 x 64 tiles beside partial ones: step 5's main kernel runs there, its unguarded inner tiles and
+// its guarded edges, and so does a student's fast path for whole tiles, which the first shape has none of.
+inline std::vector<TransposeShape> transpose_sanitizer_shapes() { return {{67, 45}, {96, 131}}; }
 
 // Step 1's round trip, once more, with a matrix of more than 2^31 bytes (536,941,583 floats, 2.15 GB): a byte
 // count kept in an int turns negative there, and the cudaMalloc or cudaMemcpy it is passed to fails. No shape of
@@ -80,7 +84,11 @@ inline const std::vector<MatmulShape>& matmul_battery() {
     return shapes;
 }
 
-inline MatmulShape matmul_sanitizer_shape() { return {67, 45, 77}; }  // 10 k tiles of 8: step 5 splits it in two
+// The same for the matmul. Both have 10 k tiles of 8, the last one partial, and step 5 splits them along k. At
+// the first, M and K are odd: step 5 reads padded copies of A and B, or a student's kernel its one-float loads.
+// At the second they are multiples of 4, so the float4 loads read A and B where they are, and one 128 x 128 tile
+// is whole beside partial ones on every side.
+inline std::vector<MatmulShape> matmul_sanitizer_shapes() { return {{67, 45, 77}, {132, 133, 76}}; }
 
 // The same for the matmul: B of 16385 x 32768 is 536,903,680 floats (2.15 GB). One row of C, so that the product
 // (5.4e8 multiply-adds) takes milliseconds, and 32768 columns, which the starting point's loops share among the

@@ -3,7 +3,7 @@
 //   program --check          the verdict: the shape battery and the memory checks
 //   program --check-in-turn  every shape of the battery, checked one after the other (what --check starts)
 //   program --check-shape    one shape, checked (for a shape that crashed or hung the one above)
-//   program --sanitize       memcheck, racecheck and synccheck at a small shape
+//   program --sanitize       memcheck, racecheck and synccheck at two small shapes
 #include <algorithm>
 #include <functional>
 #include <iterator>
@@ -202,6 +202,6 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
 
 int main(int argc, char** argv) {
     const Options o = parse_or_exit(Track::Transpose, argc, argv);
-    return run_mode(o, kTrack, kStep, transpose_battery(), {transpose_sanitizer_shape(), transpose_round_trip_shape()},
+    return run_mode(o, kTrack, kStep, transpose_battery(), {transpose_sanitizer_shapes(), transpose_round_trip_shape()},
                     check_one_shape, check_round_trip, run_one_size);
 }

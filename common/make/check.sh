@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check for one track: the program's own checker (every shape of the battery, NaN poison and guard zones,
-# misaligned pointers, and compute-sanitizer's memcheck, racecheck and synccheck at a small shape), then, if it
+# misaligned pointers, and compute-sanitizer's memcheck, racecheck and synccheck at two small shapes), then, if it
 # passes, the speed (of a run that is checked as well) next to this step's solution and the last step's. Ends with
 # one line:
 #   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]

@@ -95,6 +95,16 @@ TEST(Options, ReadsOneShapeOfTheBattery) {
     EXPECT_TRUE(parse(Track::Matmul, {"--sanitize"}).options.sanitize);
 }
 
+TEST(Options, ReadsTheSanitizersRunOverTheirShapes) {
+    const auto m = parse(Track::Matmul, {"--check-sanitizer-shapes", "--no-guards", "--say-ready"});
+    ASSERT_TRUE(m.ok()) << m.error;
+    EXPECT_TRUE(m.options.check_sanitizer_shapes);
+    EXPECT_FALSE(m.options.check_shape);
+    EXPECT_FALSE(m.options.guards);
+    EXPECT_TRUE(m.options.say_ready);
+    EXPECT_FALSE(parse(Track::Transpose, {"--sanitize"}).options.check_sanitizer_shapes);
+}
+
 TEST(Options, ReadsStepOnesRoundTripAtOneShape) {
     const auto m = parse(Track::Matmul, {"--check-round-trip", "--m", "1", "--n", "32768", "--k", "16385"});
     ASSERT_TRUE(m.ok()) << m.error;
