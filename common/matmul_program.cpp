@@ -152,8 +152,11 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     const double flops = matmul_flops(o.M, o.N, o.K);
     if (!kernel_pending && timed_by_make_check() && !verdict.ok) return report_shape(verdict, where_make_check_times(shape));
     const StepAndReferenceTimings timings = time_step_and_yardsticks(o, problem, kernel_pending);
-    if (!kernel_pending && checked.verdict.ok)
+    if (!kernel_pending && checked.verdict.ok) {
         if (const auto failed = report_wrong_after_timing(problem.run_checked().verdict, shape)) return *failed;
+        if (const auto missed = report_time_the_events_missed([&] { problem.launch(); }, *timings.step, shape))
+            return *missed;
+    }
 
     if (kernel_pending) {
         details.push_back("matmul_on_device launches no kernel yet: write it (the TODOs in step1/matmul.cu)");

@@ -2,11 +2,15 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 
 #include "cuda_check.cuh"
 #include "exit_codes.hpp"
+#include "non_blocking_streams.hpp"
 
 namespace workshop {
 
@@ -50,11 +54,33 @@ std::string where_make_check_times(const std::string& shape) {
 std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape) {
     if (again.ok) return std::nullopt;
     Verdict v = again;
-    if (v.failure.empty() && v.leak.empty())
+    if (v.failure.empty() && v.leak.empty() && non_blocking_stream_note().empty())  // else that note says why
         v.hint = "right on its first launch, wrong after the timed ones: does the kernel keep state from one launch "
                  "to the next (a __device__ counter or flag that nothing resets)?" +
                  (again.hint.empty() ? std::string() : "\n" + again.hint);
     return report_shape(v, fmt::format("after the timed runs at {}: ", shape));
+}
+
+std::optional<int> report_time_the_events_missed(const std::function<void()>& launch, const Timing& timed,
+                                                 const std::string& shape) {
+    if (non_blocking_streams_made() == 0) return std::nullopt;
+    // The shortest of a few: a launch function may do host work of its own, which the wall clock sees and the
+    // events do not, but not less of it every time.
+    double wall_s = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < 3; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        launch();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        wall_s = std::min(wall_s, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    // The fastest timed launch, not the median: on a GPU shared with other programs, two events with nothing
+    // between them can still be stamped a time slice apart, and make test runs many programs at once.
+    if (wall_s < 1e-4 || wall_s < 3 * timed.min_ms * 1e-3) return std::nullopt;
+    fmt::print("FAIL: {}the timing cannot see the kernel: a launch and cudaDeviceSynchronize() take {:.3f} ms, the "
+               "fastest timed launch {:.3f} ms\n",
+               where_make_check_times(shape), wall_s * 1e3, timed.min_ms);
+    fmt::print("{}\n", non_blocking_stream_note());
+    return kExitWrongAnswer;
 }
 
 namespace {
@@ -93,6 +119,13 @@ StepAndReferenceTimings time_step_and_references(const std::function<void()>& st
     return result;
 }
 
+std::string non_blocking_stream_note() {
+    if (non_blocking_streams_made() == 0) return {};
+    return "this program made a stream with cudaStreamNonBlocking, which the harness's work on the default stream "
+           "never waits for (the NaN poured into the output before each checked launch, the timing's events): "
+           "launch the kernel on the default stream (no stream in <<<...>>>)";
+}
+
 int report_shape(const Verdict& v, const std::string& what) {
     if (v.ok) {
         fmt::print("PASS\n");
@@ -100,6 +133,7 @@ int report_shape(const Verdict& v, const std::string& what) {
     }
     fmt::print("FAIL: {}{}\n", what, v.headline());
     if (!v.hint.empty()) fmt::print("{}\n", v.hint);
+    if (const std::string note = non_blocking_stream_note(); !note.empty()) fmt::print("{}\n", note);
     if (v.failure.empty() && (v.outside.any() || v.input_words_changed) && v.wrong)
         fmt::print("also {} of {} elements wrong\n", v.wrong, v.checked);
     return v.failure.empty() ? kExitWrongAnswer : kExitCudaError;

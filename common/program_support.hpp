@@ -55,6 +55,10 @@ std::string l2_note(double working_set_bytes, const DeviceFacts& device);
 void print_results(const Options& o, const std::string& title, const std::vector<ResultRow>& rows,
                    const std::string& reference_label, const std::vector<std::string>& details);
 
+// Why any check of a program that made a stream with cudaStreamNonBlocking may fail (non_blocking_streams.hpp),
+// said after every FAIL of such a program; empty for the others.
+std::string non_blocking_stream_note();
+
 // --check-shape: prints the verdict of one shape for the battery that started this process (its first line
 // PASS, SKIP or FAIL: <what went wrong>, then the hint and anything else found) and returns the exit code.
 // `what` names the function judged in step 1, where there are two ("transpose_from_host: ").
@@ -118,6 +122,15 @@ std::string where_make_check_times(const std::string& shape);
 // whose first launch passed: when it is wrong, this reports it and returns the exit code, and nothing timed is
 // shown; when it is right, nothing. (A kernel wrong from its first launch is shown with its time and FAIL.)
 std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape);
+
+// The timed figure must be the kernel's. The events are on the default stream, where every step launches; a
+// kernel on a stream made with cudaStreamNonBlocking runs beside them, unseen, and is timed at a few microseconds
+// (non_blocking_streams.hpp). So where the program made such a stream, this launches the step a few more times
+// with the host's clock around the launch and cudaDeviceSynchronize(), which waits for every stream, and when
+// that takes over 0.1 ms and more than three times the fastest timed launch, it reports that the time is not
+// the kernel's (FAIL) and returns the exit code; otherwise nothing.
+std::optional<int> report_time_the_events_missed(const std::function<void()>& launch, const Timing& timed,
+                                                 const std::string& shape);
 
 // The options of one battery shape (its --check-shape command line) for a --check-in-turn child.
 Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base);

@@ -167,8 +167,11 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (o.references) references = reference_launches(o, problem.d_in(), problem.d_out(), cublas.emplace());
     const StepAndReferenceTimings timings = time_step_and_references(
         kernel_pending ? std::function<void()>() : [&] { problem.launch(); }, references, timing_plan(o));
-    if (!kernel_pending && checked.verdict.ok)
+    if (!kernel_pending && checked.verdict.ok) {
         if (const auto failed = report_wrong_after_timing(problem.run_checked().verdict, shape)) return *failed;
+        if (const auto missed = report_time_the_events_missed([&] { problem.launch(); }, *timings.step, shape))
+            return *missed;
+    }
 
     if (kernel_pending) {
         details.push_back("transpose_on_device launches no kernel yet: write it (the TODOs in step1/transpose.cu)");

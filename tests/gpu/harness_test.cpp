@@ -13,6 +13,7 @@
 #include "device_kernels.cuh"
 #include "gpu_test_support.hpp"
 #include "matrix_data.hpp"
+#include "non_blocking_streams.hpp"
 #include "step_api.cuh"
 #include "cpu_reference.hpp"
 #include "timing.hpp"
@@ -228,6 +229,23 @@ TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
     now = device_allocations_held();
     EXPECT_EQ(now.count, start.count);
     EXPECT_EQ(now.bytes, start.bytes);
+}
+
+// The counter behind the timing's check for work it cannot see: only streams made with cudaStreamNonBlocking
+// count, made with either call, and only when the call succeeds.
+TEST_F(Harness, OnlyNonBlockingStreamsAreCounted) {
+    const int start = non_blocking_streams_made();
+    cudaStream_t plain = nullptr, blocking = nullptr, non_blocking = nullptr, with_priority = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&plain), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&blocking, cudaStreamDefault), cudaSuccess);
+    EXPECT_EQ(non_blocking_streams_made(), start);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithPriority(&with_priority, cudaStreamNonBlocking, 0), cudaSuccess);
+    EXPECT_EQ(non_blocking_streams_made(), start + 2);
+    EXPECT_NE(cudaStreamCreateWithFlags(nullptr, cudaStreamNonBlocking), cudaSuccess);
+    (void)cudaGetLastError();
+    EXPECT_EQ(non_blocking_streams_made(), start + 2);
+    for (cudaStream_t s : {plain, blocking, non_blocking, with_priority}) EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
 }
 
 // A launch that keeps one buffer passes; one that allocates on every call fails, with the count and the bytes.
