@@ -1,5 +1,6 @@
 // make check's engine: the shape battery, and compute-sanitizer's memcheck, racecheck and synccheck at two small
-// shapes beside it (one process per tool, the program running itself with --check-sanitizer-shapes); in step 1, also the round trip through host memory at one very large shape. The shapes
+// shapes beside it (a process per tool, the program running itself with --check-sanitizer-shapes); in step 1,
+// also the round trip through host memory at one very large shape. The shapes of the battery
 // run in one child process, in turn (the program runs itself with --check-in-turn): creating a CUDA context costs
 // a few tenths of a second, once instead of once a shape. A kernel that faults poisons its context and one that
 // hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
