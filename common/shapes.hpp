@@ -79,6 +79,10 @@ inline const std::vector<MatmulShape>& matmul_battery() {
         {101, 103, 97}, {64, 64, 64},    {129, 65, 33},  {255, 257, 259}, {513, 131, 67}, {67, 513, 131},
         {129, 129, 129}, {1024, 1024, 1024}, {64, 64, 64, 1}, {128, 96, 32, 2}, {256, 128, 64, 3},
         {2175, 2176, 203},  // 17 x 17 tiles of 128: a full wave and a short one on many GPUs (step 5 splits it)
+        // M and N multiples of 4 and K not, then N and K and not M: float4 loads chosen by the wrong two sizes
+        // (N for K, N for M) read B or A misaligned there, and at no other shape; the rest have M and K both
+        // multiples of 4, or at most one of the three
+        {132, 132, 131}, {131, 132, 132},
         {1 << 20, 3, 2}, {5, 1 << 20, 3},  // C's rows on step 1's grid y, its columns on step 2's: capped, looped
     };
     return shapes;
