@@ -94,12 +94,11 @@ ChildJob child_job() {
     return job;
 }
 
-ChildJob shape_job(const BatteryRequest& r, const BatteryShape& s, bool guards) {
+ChildJob shape_job(const BatteryRequest& r, const BatteryShape& s) {
     ChildJob job = child_job();
     job.argv = {self_path(), "--check-shape"};
     job.argv.insert(job.argv.end(), s.args.begin(), s.args.end());
     job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
-    if (!guards) job.argv.push_back("--no-guards");
     job.timeout_s = shape_timeout_s();
     return job;
 }
@@ -223,13 +222,6 @@ std::string joined_with_and(const std::vector<std::string>& items) {
     std::string out;
     for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 < items.size() ? ", " : " and ") + items[i];
     return out;
-}
-
-// "67x45 and 96x131".
-std::string sanitizer_shapes_label(const BatteryRequest& r) {
-    std::vector<std::string> labels;
-    for (const auto& s : r.sanitizer_shapes) labels.push_back(s.label);
-    return joined_with_and(labels);
 }
 
 // Strips "FAIL: " for the summary.
@@ -395,7 +387,7 @@ int run_battery(const BatteryRequest& request) {
     for (size_t i = 0; i < shapes.size(); ++i) {
         if (shape_done[i]) continue;
         rest.push_back(i);
-        rest_jobs.push_back(shape_job(request, request.shapes[i], true));
+        rest_jobs.push_back(shape_job(request, request.shapes[i]));
     }
     const bool side_by_side = rest_jobs.size() > 1 && parallel > 1;
     std::vector<size_t> no_answer;  // shapes that timed out beside others: their verdict waits for a second run
@@ -416,7 +408,7 @@ int run_battery(const BatteryRequest& request) {
                    no_answer.size() > 1 ? "them" : "it", no_answer.size() > 1 ? "themselves" : "itself");
         std::fflush(stdout);
         std::vector<ChildJob> again;
-        for (size_t i : no_answer) again.push_back(shape_job(request, request.shapes[i], true));
+        for (size_t i : no_answer) again.push_back(shape_job(request, request.shapes[i]));
         const auto second = run_again_alone(again);
         for (size_t k = 0; k < no_answer.size(); ++k) {
             // After a shape that timed out by itself too, the rest keep their first answer.
@@ -463,7 +455,7 @@ int run_battery(const BatteryRequest& request) {
         checks_note = "memory, race and barrier checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
         fmt::print("{}\n", checks_note);
     } else {
-        fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", sanitizer_shapes_label(request));
+        fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", joined_with_and(request.sanitizer_shapes));
         bool all_clean = true;
         for (size_t t = 0; t < tools.size(); ++t) {
             const ToolOutcome& o = tool_outcomes[t];
@@ -532,7 +524,8 @@ int run_sanitizers(const BatteryRequest& request) {
     run_children(jobs, request.one_process_at_a_time ? 1 : static_cast<int>(jobs.size()),
                  [&](size_t i, const ChildResult& r) { results[i] = r; });
 
-    fmt::print("{} under compute-sanitizer at {} (guards off):\n", request.title, sanitizer_shapes_label(request));
+    fmt::print("{} under compute-sanitizer at {} (guards off):\n", request.title,
+               joined_with_and(request.sanitizer_shapes));
     bool clean = true, not_run = false;
     for (size_t t = 0; t < tools.size(); ++t) {
         const ToolOutcome o = read_tool(tools[t], results[t]);

@@ -30,7 +30,9 @@ struct BatteryShape {
 struct BatteryRequest {
     std::string title;                     // "transpose battery, step 3"
     std::vector<BatteryShape> shapes;
-    std::vector<BatteryShape> sanitizer_shapes;  // where the sanitizers run (guards off, so memcheck sees)
+    // Where the sanitizers run (guards off, so memcheck sees): the labels, "67x45"; each tool's process runs the
+    // shapes themselves with --check-sanitizer-shapes.
+    std::vector<std::string> sanitizer_shapes;
     std::vector<std::string> common_args;  // passed to every child: the seed, and --say-ready (kChildReady)
     // Step 1 only: its *_from_host once more, in a process of its own, at a shape whose matrices pass 2^31 bytes
     // (where a byte count kept in an int goes wrong); "SKIP not tried here" where the machine has too little memory.

@@ -86,7 +86,7 @@ BatteryRequest battery_request(const std::string& track, int step, const std::ve
     r.check_leaks = step == 1;
     r.title = fmt::format("{} battery, {}", track, program_label());
     for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args(), s.equal_sides(), s.outgrows_a_grid()});
-    for (const Shape& s : extra.sanitizer) r.sanitizer_shapes.push_back({s.label(), s.args()});
+    for (const Shape& s : extra.sanitizer) r.sanitizer_shapes.push_back(s.label());
     if (step == 1) r.round_trip_shape = BatteryShape{extra.round_trip.label(), extra.round_trip.args()};
     r.common_args = {"--seed", std::to_string(o.seed), "--say-ready"};
     r.one_process_at_a_time = gpu_takes_one_process_at_a_time();
