@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 
-#include "device_allocations.hpp"
+#include "allocations.hpp"
 #include "source_path.hpp"
 
 namespace workshop {
@@ -76,26 +77,60 @@ void report_launch_failure(const LaunchOutcome& o, Verdict& verdict) {
     verdict.set_failure(what, hint_for(o));
 }
 
-void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict) {
+namespace {
+
+// Two more calls; when each of them leaves more allocations held (as `held` counts them) than before it, what the
+// two left, else nothing. A call that fails ends it with nothing: `call` has reported the failure.
+std::optional<Allocations> left_by_every_call(const std::function<bool()>& call, Allocations (*held)()) {
     constexpr int kMoreCalls = 2;
-    const DeviceAllocations before = device_allocations_held();
-    DeviceAllocations after = before;
+    const Allocations before = held();
+    Allocations after = before;
     bool every_call_left_some = true;  // one call that allocates what it then keeps is no leak
-    for (int call = 0; call < kMoreCalls; ++call) {
-        LaunchInfo ignored;
-        if (!launch_and_record(launch, ignored, verdict)) return;
-        const DeviceAllocations now = device_allocations_held();
+    for (int i = 0; i < kMoreCalls; ++i) {
+        if (!call()) return std::nullopt;
+        const Allocations now = held();
         every_call_left_some &= now.count > after.count;
         after = now;
     }
-    if (!every_call_left_some) return;
-    const int64_t left = after.count - before.count;
-    verdict.set_leak(fmt::format("leak: every call of {} leaves device memory allocated: {} more calls left {} "
-                                 "allocation{} ({} bytes) that nothing freed",
-                                 function, kMoreCalls, left, left == 1 ? "" : "s", after.bytes - before.bytes),
-                     "Free what the launch allocates before it returns (cudaFree waits for the kernel to finish), "
-                     "or allocate it once and keep it for the next call, in a static pointer as step 5's matmul "
-                     "solution keeps its buffer");
+    if (!every_call_left_some) return std::nullopt;
+    return Allocations{after.count - before.count, after.bytes - before.bytes};
+}
+
+std::string leak_line(const char* function, const char* memory, const Allocations& left) {
+    return fmt::format("leak: every call of {} leaves {} allocated: 2 more calls left {} allocation{} ({} bytes) "
+                       "that nothing freed",
+                       function, memory, left.count, left.count == 1 ? "" : "s", left.bytes);
+}
+
+}  // namespace
+
+void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict) {
+    const auto call = [&] {
+        LaunchInfo ignored;
+        return launch_and_record(launch, ignored, verdict);
+    };
+    if (const auto left = left_by_every_call(call, device_allocations_held))
+        verdict.set_leak(leak_line(function, "device memory", *left),
+                         "Free what the launch allocates before it returns (cudaFree waits for the kernel to "
+                         "finish), or allocate it once and keep it for the next call, in a static pointer as step "
+                         "5's matmul solution keeps its buffer");
+}
+
+void check_round_trips_leave_no_pinned_memory(const std::function<void()>& round_trip,
+                                              const Allocations& before_first_trip, const char* function,
+                                              Verdict& verdict) {
+    constexpr int64_t kMostBytesToTakeAgain = int64_t{1} << 30;
+    const Allocations now = pinned_host_allocations_held();
+    if (now.count <= before_first_trip.count || now.bytes - before_first_trip.bytes > kMostBytesToTakeAgain) return;
+    const auto call = [&] {
+        round_trip();
+        return true;
+    };
+    if (const auto left = left_by_every_call(call, pinned_host_allocations_held))
+        verdict.set_leak(leak_line(function, "pinned host memory", *left),
+                         "Give each cudaMallocHost or cudaHostAlloc buffer back with cudaFreeHost before the "
+                         "function returns: pinned memory is taken out of the operating system's pool until then, "
+                         "and a program that takes more on every call runs the machine out of it");
 }
 
 bool launch_and_record(const std::function<LaunchInfo()>& launch, LaunchInfo& info, Verdict& verdict) {

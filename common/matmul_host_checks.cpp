@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "checked_launch.hpp"
 #include "guarded_host_matrix.hpp"
 #include "matrix_data.hpp"
 #include "step_checks.hpp"
@@ -13,8 +14,12 @@ Verdict check_matmul_from_host(int M, int N, int K, uint64_t seed) {
     const GuardedHostMatrix C(floats(M, N), "matmul_from_host", "C", fmt::format("M x N = {} x {}", M, N));
     fill_matmul_inputs(A.data(), B.data(), M, N, K, seed);
     fill_poison(C.data(), C.size());
-    matmul_from_host(A.data(), B.data(), C.data(), M, N, K);
-    return verify_matmul_result(A.data(), B.data(), C.data(), M, N, K);
+    const Allocations pinned = pinned_host_allocations_held();
+    const auto round_trip = [&] { matmul_from_host(A.data(), B.data(), C.data(), M, N, K); };
+    round_trip();
+    Verdict v = verify_matmul_result(A.data(), B.data(), C.data(), M, N, K);
+    if (v.ok) check_round_trips_leave_no_pinned_memory(round_trip, pinned, "matmul_from_host", v);
+    return v;
 }
 
 }  // namespace workshop

@@ -149,14 +149,36 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
         });
         if (!seen) findings.push_back(f);
     }
+    const auto leak = std::find_if(findings.begin(), findings.end(),
+                                   [](const SanitizerFinding& g) { return g.leaked_allocations > 0; });
+    if (const auto at = text.find(kPinnedHostHeld); at != std::string::npos && leak != findings.end()) {
+        std::istringstream held(text.substr(at + std::string(kPinnedHostHeld).size()));
+        int count = 0;
+        long long bytes = 0;
+        if (held >> count >> bytes) {
+            leak->pinned_allocations = std::min(count, leak->leaked_allocations);
+            leak->pinned_bytes = std::min(bytes, leak->leaked_bytes);
+        }
+    }
     return findings;
 }
 
 std::string SanitizerFinding::sentence() const {
     if (!api_error.empty()) return fmt::format("{}: {} failed with {}", tool, api_call, api_error);
-    if (leaked_allocations > 0)
-        return fmt::format("leak: {} device allocation{} ({} bytes) never freed; each cudaMalloc needs its cudaFree",
-                           leaked_allocations, leaked_allocations == 1 ? "" : "s", leaked_bytes);
+    if (leaked_allocations > 0) {
+        const auto counted = [](int count, long long bytes, const char* kind) {
+            return fmt::format("{} {} allocation{} ({} bytes)", count, kind, count == 1 ? "" : "s", bytes);
+        };
+        const int device = leaked_allocations - pinned_allocations;
+        const std::string device_part = counted(device, leaked_bytes - pinned_bytes, "device");
+        const std::string pinned_part = counted(pinned_allocations, pinned_bytes, "pinned host");
+        constexpr const char* device_remedy = "each cudaMalloc needs its cudaFree";
+        constexpr const char* pinned_remedy = "each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost";
+        if (pinned_allocations == 0) return fmt::format("leak: {} never freed; {}", device_part, device_remedy);
+        if (device == 0) return fmt::format("leak: {} never freed; {}", pinned_part, pinned_remedy);
+        return fmt::format("leak: {} and {} never freed; {}, {}", device_part, pinned_part, device_remedy,
+                           pinned_remedy);
+    }
     if (divergent_barrier)
         return fmt::format("divergent barrier: the __syncthreads() at {} is reached by some threads of a warp and "
                            "not by others (is it inside an if?)",

@@ -31,7 +31,7 @@ struct Verdict {
     std::string failure;            // the launch failed or the kernel faulted: what CUDA said, where
     OutsideWrites outside;          // around the output
     int64_t input_words_changed = 0;  // in the inputs or their guard zones
-    std::string leak;               // device memory that further calls of the launch left allocated
+    std::string leak;               // memory that further calls of the step's function left allocated
 
     // What went wrong, in one phrase: the failure, else writes outside the output, else a changed input, else a
     // leak, else the wrong elements.
@@ -43,7 +43,7 @@ struct Verdict {
     void add_guard_report(const OutsideWrites& output, int64_t input_words);
     // The launch or the kernel failed: nothing else about the output can be known.
     void set_failure(const std::string& what, const std::string& hint_text);
-    // The output was right, but the calls leave device memory behind; the device is still usable.
+    // The output was right, but the calls leave memory behind; the device is still usable.
     void set_leak(const std::string& what, const std::string& hint_text);
 };
 

@@ -5,9 +5,9 @@
 #include <thread>
 #include <vector>
 
+#include "allocations.hpp"
 #include "checked_launch.hpp"
 #include "cublas_reference.hpp"
-#include "device_allocations.hpp"
 #include "device_buffer.cuh"
 #include "device_info.hpp"
 #include "device_kernels.cuh"
@@ -204,14 +204,14 @@ TEST_F(Harness, CublasTransposeAndSgemmAgreeWithTheCpu) {
 
 // The ledger behind the per-call leak check: every allocation call it counts, and only the calls that succeed.
 TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
-    const DeviceAllocations start = device_allocations_held();
+    const Allocations start = device_allocations_held();
     void *plain = nullptr, *managed = nullptr, *pitched = nullptr, *async = nullptr;
     size_t pitch = 0;
     ASSERT_EQ(cudaMalloc(&plain, 1000), cudaSuccess);
     ASSERT_EQ(cudaMallocManaged(&managed, 3000), cudaSuccess);
     ASSERT_EQ(cudaMallocPitch(&pitched, &pitch, 100, 7), cudaSuccess);
     ASSERT_EQ(cudaMallocAsync(&async, 5000, nullptr), cudaSuccess);
-    DeviceAllocations now = device_allocations_held();
+    Allocations now = device_allocations_held();
     EXPECT_EQ(now.count - start.count, 4);
     EXPECT_EQ(now.bytes - start.bytes, static_cast<int64_t>(1000 + 3000 + pitch * 7 + 5000));
 
@@ -229,6 +229,79 @@ TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
     now = device_allocations_held();
     EXPECT_EQ(now.count, start.count);
     EXPECT_EQ(now.bytes, start.bytes);
+}
+
+// The second ledger: pinned host memory, from either call and through cuda_runtime.h's typed template, which
+// calls cudaHostAlloc. Device memory is not counted there, nor pinned memory in the device ledger.
+TEST_F(Harness, PinnedHostAllocationsAreCountedApart) {
+    const Allocations start = pinned_host_allocations_held();
+    const Allocations device_start = device_allocations_held();
+    void* plain = nullptr;
+    float* typed = nullptr;
+    void* mapped = nullptr;
+    ASSERT_EQ(cudaMallocHost(&plain, 1000), cudaSuccess);
+    ASSERT_EQ(cudaMallocHost(&typed, 3000), cudaSuccess);
+    ASSERT_EQ(cudaHostAlloc(&mapped, 5000, cudaHostAllocMapped), cudaSuccess);
+    Allocations now = pinned_host_allocations_held();
+    EXPECT_EQ(now.count - start.count, 3);
+    EXPECT_EQ(now.bytes - start.bytes, 9000);
+    EXPECT_EQ(device_allocations_held().count, device_start.count);
+
+    void* device = nullptr;
+    ASSERT_EQ(cudaMalloc(&device, 256), cudaSuccess);
+    EXPECT_EQ(pinned_host_allocations_held().count - start.count, 3);
+    EXPECT_NE(cudaFreeHost(device), cudaSuccess);  // not pinned host memory: refused, and nothing changes
+    (void)cudaGetLastError();
+    EXPECT_EQ(pinned_host_allocations_held().count - start.count, 3);
+    ASSERT_EQ(cudaFree(device), cudaSuccess);
+
+    for (void* p : {plain, static_cast<void*>(typed), mapped}) ASSERT_EQ(cudaFreeHost(p), cudaSuccess);
+    now = pinned_host_allocations_held();
+    EXPECT_EQ(now.count, start.count);
+    EXPECT_EQ(now.bytes, start.bytes);
+}
+
+// Step 1's round trips: one that keeps no pinned memory, or one buffer for good, passes; one that takes a pinned
+// buffer on every trip and never gives it back fails, with the count and the bytes.
+TEST_F(Harness, RoundTripsThatKeepPinnedMemoryAreALeak) {
+    int trips = 0;
+    const auto takes_nothing = [&trips] { ++trips; };
+    Verdict clean;
+    Allocations before = pinned_host_allocations_held();
+    takes_nothing();
+    check_round_trips_leave_no_pinned_memory(takes_nothing, before, "takes_nothing", clean);
+    EXPECT_TRUE(clean.ok) << clean.summary();
+    EXPECT_EQ(trips, 1);  // nothing was left, so no more trips were made
+
+    static void* kept = nullptr;
+    const auto keeps_one = [] {
+        if (!kept) {
+            EXPECT_EQ(cudaMallocHost(&kept, 512), cudaSuccess);
+        }
+    };
+    Verdict keeping;
+    before = pinned_host_allocations_held();
+    keeps_one();
+    check_round_trips_leave_no_pinned_memory(keeps_one, before, "keeps_one", keeping);
+    EXPECT_TRUE(keeping.ok) << keeping.summary();
+
+    std::vector<float*> staged;
+    const auto stages_every_trip = [&staged] {
+        staged.push_back(nullptr);
+        EXPECT_EQ(cudaMallocHost(&staged.back(), 2048), cudaSuccess);
+    };
+    Verdict leaking;
+    before = pinned_host_allocations_held();
+    stages_every_trip();
+    check_round_trips_leave_no_pinned_memory(stages_every_trip, before, "stages_every_trip", leaking);
+    EXPECT_FALSE(leaking.ok);
+    EXPECT_TRUE(leaking.failure.empty());
+    EXPECT_EQ(leaking.headline(),
+              "leak: every call of stages_every_trip leaves pinned host memory allocated: 2 more calls left 2 "
+              "allocations (4096 bytes) that nothing freed");
+    EXPECT_EQ(staged.size(), 3u);
+    for (float* p : staged) EXPECT_EQ(cudaFreeHost(p), cudaSuccess);
+    EXPECT_EQ(cudaFreeHost(kept), cudaSuccess);
 }
 
 // The counter behind the timing's check for work it cannot see: only streams made with cudaStreamNonBlocking

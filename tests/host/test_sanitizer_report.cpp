@@ -103,6 +103,24 @@ TEST(SanitizerReport, LeaksAreOneFindingWithTheirCountAndBytes) {
               "leak: 2 device allocations (24120 bytes) never freed; each cudaMalloc needs its cudaFree");
 }
 
+// The same report, with the line a checked program prints last: how much of what memcheck lists is pinned host
+// memory by its own count. The leak then names each kind with its own remedy.
+TEST(SanitizerReport, PinnedHostMemoryTheProgramHeldIsNamedApart) {
+    const std::string log = log_file("memcheck_leak.txt");
+    auto findings = parse_sanitizer_output("memcheck", log + std::string(kPinnedHostHeld) + " 1 12060\n");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].pinned_allocations, 1);
+    EXPECT_EQ(findings[0].sentence(),
+              "leak: 1 device allocation (12060 bytes) and 1 pinned host allocation (12060 bytes) never freed; each "
+              "cudaMalloc needs its cudaFree, each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost");
+    findings = parse_sanitizer_output("memcheck", std::string(kPinnedHostHeld) + " 2 24120\n" + log);
+    EXPECT_EQ(findings[0].sentence(),
+              "leak: 2 pinned host allocations (24120 bytes) never freed; each cudaMallocHost or cudaHostAlloc "
+              "needs its cudaFreeHost");
+    // Pinned memory held but no leak reported (freed before the context went): no finding to make of it.
+    EXPECT_TRUE(parse_sanitizer_output("memcheck", std::string(kPinnedHostHeld) + " 2 24120\n").empty());
+}
+
 TEST(SanitizerReport, ABarrierInsideAnIfNamesItsLine) {
     // One report per thread that reached it, then the tool's count of those it dropped: one finding.
     const auto findings = parse_sanitizer_output("synccheck", log_file("synccheck_divergent_barrier.txt"));

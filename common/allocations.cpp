@@ -1,0 +1,106 @@
+#include "allocations.hpp"
+
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <unordered_map>
+
+namespace workshop {
+
+namespace {
+
+struct Ledger {
+    std::mutex mutex;
+    std::unordered_map<const void*, size_t> sizes;
+    int64_t bytes = 0;
+};
+
+// Never destroyed: a static object's destructor could run before the last free of another one.
+Ledger& device_ledger() {
+    static Ledger* const instance = new Ledger;
+    return *instance;
+}
+
+Ledger& pinned_host_ledger() {
+    static Ledger* const instance = new Ledger;
+    return *instance;
+}
+
+cudaError_t allocated(Ledger& l, cudaError_t result, void** pointer, size_t bytes) {
+    if (result != cudaSuccess || !pointer || !*pointer) return result;
+    const std::lock_guard<std::mutex> lock(l.mutex);
+    l.bytes += static_cast<int64_t>(bytes) - static_cast<int64_t>(l.sizes[*pointer]);
+    l.sizes[*pointer] = bytes;
+    return result;
+}
+
+// Only a free that succeeds counts: cudaFree of a pointer that was never allocated fails and changes nothing.
+cudaError_t freed(Ledger& l, cudaError_t result, const void* pointer) {
+    if (result != cudaSuccess || !pointer) return result;
+    const std::lock_guard<std::mutex> lock(l.mutex);
+    if (const auto found = l.sizes.find(pointer); found != l.sizes.end()) {
+        l.bytes -= static_cast<int64_t>(found->second);
+        l.sizes.erase(found);
+    }
+    return result;
+}
+
+Allocations held(Ledger& l) {
+    const std::lock_guard<std::mutex> lock(l.mutex);
+    return {static_cast<int64_t>(l.sizes.size()), l.bytes};
+}
+
+}  // namespace
+
+Allocations device_allocations_held() { return held(device_ledger()); }
+Allocations pinned_host_allocations_held() { return held(pinned_host_ledger()); }
+
+}  // namespace workshop
+
+// The wrappers the linker puts in place of the CUDA runtime's functions; __real_X is the runtime's own X.
+extern "C" {
+cudaError_t __real_cudaMalloc(void** pointer, size_t bytes);
+cudaError_t __real_cudaMallocManaged(void** pointer, size_t bytes, unsigned int flags);
+cudaError_t __real_cudaMallocPitch(void** pointer, size_t* pitch, size_t width, size_t height);
+cudaError_t __real_cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream);
+cudaError_t __real_cudaFree(void* pointer);
+cudaError_t __real_cudaFreeAsync(void* pointer, cudaStream_t stream);
+cudaError_t __real_cudaMallocHost(void** pointer, size_t bytes);
+cudaError_t __real_cudaHostAlloc(void** pointer, size_t bytes, unsigned int flags);
+cudaError_t __real_cudaFreeHost(void* pointer);
+
+cudaError_t __wrap_cudaMalloc(void** pointer, size_t bytes) {
+    return workshop::allocated(workshop::device_ledger(), __real_cudaMalloc(pointer, bytes), pointer, bytes);
+}
+cudaError_t __wrap_cudaMallocManaged(void** pointer, size_t bytes, unsigned int flags) {
+    const cudaError_t result = __real_cudaMallocManaged(pointer, bytes, flags);
+    return workshop::allocated(workshop::device_ledger(), result, pointer, bytes);
+}
+cudaError_t __wrap_cudaMallocPitch(void** pointer, size_t* pitch, size_t width, size_t height) {
+    const cudaError_t result = __real_cudaMallocPitch(pointer, pitch, width, height);
+    const size_t bytes = result == cudaSuccess && pitch ? *pitch * height : 0;
+    return workshop::allocated(workshop::device_ledger(), result, pointer, bytes);
+}
+cudaError_t __wrap_cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream) {
+    const cudaError_t result = __real_cudaMallocAsync(pointer, bytes, stream);
+    return workshop::allocated(workshop::device_ledger(), result, pointer, bytes);
+}
+cudaError_t __wrap_cudaFree(void* pointer) {
+    return workshop::freed(workshop::device_ledger(), __real_cudaFree(pointer), pointer);
+}
+cudaError_t __wrap_cudaFreeAsync(void* pointer, cudaStream_t stream) {
+    return workshop::freed(workshop::device_ledger(), __real_cudaFreeAsync(pointer, stream), pointer);
+}
+// In C++, cudaMallocHost(&p, bytes) with a typed pointer is a template of cuda_runtime.h that calls cudaHostAlloc.
+cudaError_t __wrap_cudaMallocHost(void** pointer, size_t bytes) {
+    const cudaError_t result = __real_cudaMallocHost(pointer, bytes);
+    return workshop::allocated(workshop::pinned_host_ledger(), result, pointer, bytes);
+}
+cudaError_t __wrap_cudaHostAlloc(void** pointer, size_t bytes, unsigned int flags) {
+    const cudaError_t result = __real_cudaHostAlloc(pointer, bytes, flags);
+    return workshop::allocated(workshop::pinned_host_ledger(), result, pointer, bytes);
+}
+cudaError_t __wrap_cudaFreeHost(void* pointer) {
+    return workshop::freed(workshop::pinned_host_ledger(), __real_cudaFreeHost(pointer), pointer);
+}
+}

@@ -1,0 +1,21 @@
+// The memory the program holds, counted at every allocation and free, in two ledgers. Device memory: every call of
+// cudaMalloc, cudaMallocManaged, cudaMallocPitch and cudaMallocAsync, less cudaFree and cudaFreeAsync. Pinned host
+// memory: cudaMallocHost and cudaHostAlloc, less cudaFreeHost. The link step sends these calls through the
+// ledgers first (the linker's --wrap, set in CMakeLists.txt): the student's calls as much as the harness's, with
+// nothing to change in a step file. The checks compare the counts before and after further calls of a step's
+// function, to tell memory kept for the whole program from memory taken on every call and never given back.
+#pragma once
+
+#include <cstdint>
+
+namespace workshop {
+
+struct Allocations {
+    int64_t count = 0;  // allocations not freed yet
+    int64_t bytes = 0;  // their sizes, as asked for
+};
+
+Allocations device_allocations_held();
+Allocations pinned_host_allocations_held();
+
+}  // namespace workshop
