@@ -79,10 +79,11 @@ void report_launch_failure(const LaunchOutcome& o, Verdict& verdict) {
 
 namespace {
 
+constexpr int kMoreCalls = 2;
+
 // Two more calls; when each of them leaves more allocations held (as `held` counts them) than before it, what the
 // two left, else nothing. A call that fails ends it with nothing: `call` has reported the failure.
 std::optional<Allocations> left_by_every_call(const std::function<bool()>& call, Allocations (*held)()) {
-    constexpr int kMoreCalls = 2;
     const Allocations before = held();
     Allocations after = before;
     bool every_call_left_some = true;  // one call that allocates what it then keeps is no leak
@@ -97,9 +98,9 @@ std::optional<Allocations> left_by_every_call(const std::function<bool()>& call,
 }
 
 std::string leak_line(const char* function, const char* memory, const Allocations& left) {
-    return fmt::format("leak: every call of {} leaves {} allocated: 2 more calls left {} allocation{} ({} bytes) "
+    return fmt::format("leak: every call of {} leaves {} allocated: {} more calls left {} allocation{} ({} bytes) "
                        "that nothing freed",
-                       function, memory, left.count, left.count == 1 ? "" : "s", left.bytes);
+                       function, memory, kMoreCalls, left.count, left.count == 1 ? "" : "s", left.bytes);
 }
 
 }  // namespace
