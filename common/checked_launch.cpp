@@ -117,12 +117,14 @@ void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, cons
                          "5's matmul solution keeps its buffer");
 }
 
-void check_round_trips_leave_no_pinned_memory(const std::function<void()>& round_trip,
-                                              const Allocations& before_first_trip, const char* function,
-                                              Verdict& verdict) {
+Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
+                         const char* function) {
     constexpr int64_t kMostBytesToTakeAgain = int64_t{1} << 30;
+    const Allocations before = pinned_host_allocations_held();
+    round_trip();
+    Verdict verdict = verify();
     const Allocations now = pinned_host_allocations_held();
-    if (now.count <= before_first_trip.count || now.bytes - before_first_trip.bytes > kMostBytesToTakeAgain) return;
+    if (!verdict.ok || now.count <= before.count || now.bytes - before.bytes > kMostBytesToTakeAgain) return verdict;
     const auto call = [&] {
         round_trip();
         return true;
@@ -132,6 +134,7 @@ void check_round_trips_leave_no_pinned_memory(const std::function<void()>& round
                          "Give each cudaMallocHost or cudaHostAlloc buffer back with cudaFreeHost before the "
                          "function returns: pinned memory is taken out of the operating system's pool until then, "
                          "and a program that takes more on every call runs the machine out of it");
+    return verdict;
 }
 
 bool launch_and_record(const std::function<LaunchInfo()>& launch, LaunchInfo& info, Verdict& verdict) {

@@ -5,7 +5,6 @@
 
 #include <functional>
 
-#include "allocations.hpp"
 #include "step_api.cuh"
 #include "verify.hpp"
 
@@ -35,15 +34,15 @@ void report_launch_failure(const LaunchOutcome& outcome, Verdict& verdict);
 // and keeps it passes). A failure of those calls is reported as any other.
 void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict);
 
-// Step 1's *_from_host, the same for pinned host memory (cudaMallocHost, cudaHostAlloc). A round trip has no
-// reason to keep any, but one that stages the matrices in pinned buffers for the faster copies may forget
-// cudaFreeHost. memcheck's leak check would see it, as device memory and only where compute-sanitizer runs; this
-// names it at every shape. Only when the checked trip left more pinned allocations than `before_first_trip` are two
-// more trips made (and only for up to 1 GiB left: past that the small shapes have already shown a trip that
-// leaks), and if each leaves more, `verdict` gets the leak, naming `function`.
-void check_round_trips_leave_no_pinned_memory(const std::function<void()>& round_trip,
-                                              const Allocations& before_first_trip, const char* function,
-                                              Verdict& verdict);
+// Step 1's checked round trip: `round_trip` (a call of *_from_host) once, then `verify` of its output, then the
+// same check as above for pinned host memory (cudaMallocHost, cudaHostAlloc). A round trip has no reason to keep
+// any, but one that stages the matrices in pinned buffers for the faster copies may forget cudaFreeHost. memcheck's
+// leak check would see it, as device memory and only where compute-sanitizer runs; this names it at every shape.
+// Only when the checked trip left pinned allocations are two more trips made (and only for up to 1 GiB left: past
+// that the small shapes have already shown a trip that leaks), and if each leaves more, the verdict gets the leak,
+// naming `function`.
+Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
+                         const char* function);
 
 // launch_and_wait, keeping what was launched in `info`; on a failure, reports it in `verdict` and returns false
 // (the output is then not worth checking).

@@ -266,10 +266,8 @@ TEST_F(Harness, PinnedHostAllocationsAreCountedApart) {
 TEST_F(Harness, RoundTripsThatKeepPinnedMemoryAreALeak) {
     int trips = 0;
     const auto takes_nothing = [&trips] { ++trips; };
-    Verdict clean;
-    Allocations before = pinned_host_allocations_held();
-    takes_nothing();
-    check_round_trips_leave_no_pinned_memory(takes_nothing, before, "takes_nothing", clean);
+    const auto right = [] { return Verdict{}; };  // every trip's output checks out
+    const Verdict clean = check_round_trip(takes_nothing, right, "takes_nothing");
     EXPECT_TRUE(clean.ok) << clean.summary();
     EXPECT_EQ(trips, 1);  // nothing was left, so no more trips were made
 
@@ -279,10 +277,7 @@ TEST_F(Harness, RoundTripsThatKeepPinnedMemoryAreALeak) {
             EXPECT_EQ(cudaMallocHost(&kept, 512), cudaSuccess);
         }
     };
-    Verdict keeping;
-    before = pinned_host_allocations_held();
-    keeps_one();
-    check_round_trips_leave_no_pinned_memory(keeps_one, before, "keeps_one", keeping);
+    const Verdict keeping = check_round_trip(keeps_one, right, "keeps_one");
     EXPECT_TRUE(keeping.ok) << keeping.summary();
 
     std::vector<float*> staged;
@@ -290,10 +285,7 @@ TEST_F(Harness, RoundTripsThatKeepPinnedMemoryAreALeak) {
         staged.push_back(nullptr);
         EXPECT_EQ(cudaMallocHost(&staged.back(), 2048), cudaSuccess);
     };
-    Verdict leaking;
-    before = pinned_host_allocations_held();
-    stages_every_trip();
-    check_round_trips_leave_no_pinned_memory(stages_every_trip, before, "stages_every_trip", leaking);
+    const Verdict leaking = check_round_trip(stages_every_trip, right, "stages_every_trip");
     EXPECT_FALSE(leaking.ok);
     EXPECT_TRUE(leaking.failure.empty());
     EXPECT_EQ(leaking.headline(),
