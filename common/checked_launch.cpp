@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "allocations.hpp"
 #include "source_path.hpp"
@@ -81,14 +82,15 @@ namespace {
 
 constexpr int kMoreCalls = 2;
 
-// Two more calls; when each of them leaves more allocations held (as `held` counts them) than before it, what the
-// two left, else nothing. A call that fails ends it with nothing: `call` has reported the failure.
-std::optional<Allocations> left_by_every_call(const std::function<bool()>& call, Allocations (*held)()) {
+// Two more calls (`call(0)`, `call(1)`); when each of them leaves more allocations held (as `held` counts them)
+// than before it, what the two left, else nothing. A call that fails ends it with nothing: `call` has reported
+// the failure.
+std::optional<Allocations> left_by_every_call(const std::function<bool(int)>& call, Allocations (*held)()) {
     const Allocations before = held();
     Allocations after = before;
     bool every_call_left_some = true;  // one call that allocates what it then keeps is no leak
     for (int i = 0; i < kMoreCalls; ++i) {
-        if (!call()) return std::nullopt;
+        if (!call(i)) return std::nullopt;
         const Allocations now = held();
         every_call_left_some &= now.count > after.count;
         after = now;
@@ -106,7 +108,7 @@ std::string leak_line(const char* function, const char* memory, const Allocation
 }  // namespace
 
 void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict) {
-    const auto call = [&] {
+    const auto call = [&](int) {
         LaunchInfo ignored;
         return launch_and_record(launch, ignored, verdict);
     };
@@ -117,6 +119,33 @@ void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, cons
                          "5's matmul solution keeps its buffer");
 }
 
+int side_for_the_growth_check(int side, int call) {
+    const int larger = side + 131 * call;
+    return larger + (3 - larger % 4);  // 3 more than a multiple of 4: no float4 fast path fits
+}
+
+void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger, const char* function,
+                                        Verdict& verdict) {
+    const auto call = [&](int i) {
+        Verdict at_this_size;
+        LaunchInfo ignored;
+        if (launch_and_record(larger[i].launch, ignored, at_this_size)) return true;
+        verdict.set_failure(fmt::format("at {}, a larger size that the leak check calls {} with: {}", larger[i].label,
+                                        function, at_this_size.failure),
+                            at_this_size.hint);
+        return false;
+    };
+    const auto left = left_by_every_call(call, device_allocations_held);
+    if (!left) return;
+    verdict.set_leak(
+        fmt::format("leak: every call of {} at a larger size leaves device memory allocated: calls at {} and {} left "
+                    "{} allocation{} ({} bytes) that nothing freed",
+                    function, larger[0].label, larger[1].label, left->count, left->count == 1 ? "" : "s", left->bytes),
+        "A buffer kept from one call to the next and replaced by a larger one needs the old one freed first "
+        "(cudaFree, then cudaMalloc), as step 5's matmul solution does in scratch_buffer: otherwise every new "
+        "largest size leaves one behind");
+}
+
 Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
                          const char* function) {
     constexpr int64_t kMostBytesToTakeAgain = int64_t{1} << 30;
@@ -125,7 +154,7 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
     Verdict verdict = verify();
     const Allocations now = pinned_host_allocations_held();
     if (!verdict.ok || now.count <= before.count || now.bytes - before.bytes > kMostBytesToTakeAgain) return verdict;
-    const auto call = [&] {
+    const auto call = [&](int) {
         round_trip();
         return true;
     };

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "step_api.cuh"
 #include "verify.hpp"
@@ -33,6 +35,23 @@ void report_launch_failure(const LaunchOutcome& outcome, Verdict& verdict);
 // allocations held than before it, `verdict` gets the leak, naming `function` (a launch that allocates once, late,
 // and keeps it passes). A failure of those calls is reported as any other.
 void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict);
+
+// The same for a buffer kept from call to call and replaced by a larger one when a larger problem comes. One that
+// forgets to free the old buffer leaks once per new largest size, never at the same size twice, so the check
+// above passes it. After that check, calls at two sizes, each larger than the one before (`larger`, in that
+// order): if each leaves one more device allocation held, `verdict` gets the leak. A launch that fails there is
+// reported with its size.
+struct LaunchAtSize {
+    std::string label;  // "203x179"
+    std::function<LaunchInfo()> launch;
+};
+void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger, const char* function,
+                                        Verdict& verdict);
+
+// A side of the growth check's `call`-th larger problem (1 or 2): at least 128 more than the one before, so that a
+// buffer rounded up to whole tiles of 128 grows too, and not a multiple of 4, so that a step that copies its
+// inputs to reach a float4 fast path (step 5's matmul) needs the copies, and the buffer for them, at both.
+int side_for_the_growth_check(int side, int call);
 
 // Step 1's checked round trip: `round_trip` (a call of *_from_host) once, then `verify` of its output, then the
 // same check as above for pinned host memory (cudaMallocHost, cudaHostAlloc). A round trip has no reason to keep

@@ -1,5 +1,7 @@
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "checked_launch.hpp"
 #include "cpu_reference.hpp"
 #include "cublas_reference.hpp"
@@ -45,6 +47,7 @@ MatmulProblem::MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setu
     : M_(M),
       N_(N),
       K_(K),
+      setup_(setup),
       in_(M, N, K, seed),
       d_A_(in_.A.size(), setup.layout_of(0)),
       d_B_(in_.B.size(), setup.layout_of(1)),
@@ -54,6 +57,23 @@ MatmulProblem::MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setu
 }
 
 LaunchInfo MatmulProblem::launch() { return matmul_on_device(d_A_.get(), d_B_.get(), d_C_.get(), M_, N_, K_); }
+
+std::string MatmulProblem::label() const { return fmt::format("{}x{}x{}", M_, N_, K_); }
+
+// Not where guards are off: that is how compute-sanitizer runs the shapes, and under it every launch is slow.
+void MatmulProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
+    const size_t M2 = side_for_the_growth_check(M_, 2), N2 = side_for_the_growth_check(N_, 2),
+                 K2 = side_for_the_growth_check(K_, 2);
+    if (!setup_.guards || M2 * K2 + K2 * N2 + M2 * N2 > kMostFloatsForTheGrowthCheck) return;
+    const auto larger = [&](int call, uint64_t seed) {
+        return MatmulProblem(side_for_the_growth_check(M_, call), side_for_the_growth_check(N_, call),
+                             side_for_the_growth_check(K_, call), seed, setup_);
+    };
+    MatmulProblem first = larger(1, 1), second = larger(2, 2);
+    check_larger_calls_leave_no_memory({{first.label(), [&] { return first.launch(); }},
+                                        {second.label(), [&] { return second.launch(); }}},
+                                       "matmul_on_device", verdict);
+}
 
 CheckResult MatmulProblem::run_checked() {
     d_C_.poison();
@@ -65,6 +85,7 @@ CheckResult MatmulProblem::run_checked() {
     result.verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
                                                               d_B_.words_changed_since_upload(in_.B.data()));
     if (result.verdict.ok) check_calls_leave_no_memory([&] { return launch(); }, "matmul_on_device", result.verdict);
+    if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     return result;
 }
 

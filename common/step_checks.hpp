@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "guarded_matrix.hpp"
@@ -28,12 +29,16 @@ public:
     TransposeProblem(int rows, int cols, uint64_t seed, CheckSetup setup = {});
     CheckResult run_checked();
     LaunchInfo launch();  // the step's launch alone, for timing
+    std::string label() const;
     float* d_in() { return d_in_.get(); }
     float* d_out() { return d_out_.get(); }
     const std::vector<float>& in() const { return in_; }
 
 private:
+    void check_calls_at_larger_sizes(Verdict& verdict) const;
+
     int rows_, cols_;
+    CheckSetup setup_;
     std::vector<float> in_;
     GuardedMatrix d_in_, d_out_;
 };
@@ -58,13 +63,17 @@ public:
     MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setup = {});
     CheckResult run_checked();
     LaunchInfo launch();  // the step's launch alone, for timing
+    std::string label() const;
     const float* d_A() const { return d_A_.get(); }
     const float* d_B() const { return d_B_.get(); }
     float* d_C() { return d_C_.get(); }
     const MatmulInputs& inputs() const { return in_; }
 
 private:
+    void check_calls_at_larger_sizes(Verdict& verdict) const;
+
     int M_, N_, K_;
+    CheckSetup setup_;
     MatmulInputs in_;
     GuardedMatrix d_A_, d_B_, d_C_;
 };
@@ -75,5 +84,10 @@ Verdict check_matmul_from_host(int M, int N, int K, uint64_t seed);    // step 1
 // Which reference a matmul of this size is checked against: the CPU in double up to this many
 // multiply-adds, cuBLAS in FP32 beyond (the CPU would take too long).
 constexpr double kCpuReferenceMaxMacs = 3e8;
+
+// The growth leak check's two larger problems are made only up to this many floats (A, B and C, or the input and
+// the output, of the larger one): the battery's small shapes are enough to see a leak, and its large ones, and
+// make run's size, would take seconds and hundreds of megabytes more.
+constexpr size_t kMostFloatsForTheGrowthCheck = size_t{1} << 23;
 
 }  // namespace workshop

@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include "checked_launch.hpp"
 #include "matrix_data.hpp"
 #include "step_checks.hpp"
@@ -7,6 +9,7 @@ namespace workshop {
 TransposeProblem::TransposeProblem(int rows, int cols, uint64_t seed, CheckSetup setup)
     : rows_(rows),
       cols_(cols),
+      setup_(setup),
       in_(size_t{static_cast<size_t>(rows)} * cols),
       d_in_(in_.size(), setup.layout_of(0)),
       d_out_(in_.size(), setup.layout_of(1)) {
@@ -15,6 +18,19 @@ TransposeProblem::TransposeProblem(int rows, int cols, uint64_t seed, CheckSetup
 }
 
 LaunchInfo TransposeProblem::launch() { return transpose_on_device(d_in_.get(), d_out_.get(), rows_, cols_); }
+
+std::string TransposeProblem::label() const { return fmt::format("{}x{}", rows_, cols_); }
+
+// Not where guards are off: that is how compute-sanitizer runs the shapes, and under it every launch is slow.
+void TransposeProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
+    const int rows2 = side_for_the_growth_check(rows_, 2), cols2 = side_for_the_growth_check(cols_, 2);
+    if (!setup_.guards || 2 * size_t(rows2) * size_t(cols2) > kMostFloatsForTheGrowthCheck) return;
+    TransposeProblem first(side_for_the_growth_check(rows_, 1), side_for_the_growth_check(cols_, 1), 1, setup_);
+    TransposeProblem second(rows2, cols2, 2, setup_);
+    check_larger_calls_leave_no_memory({{first.label(), [&] { return first.launch(); }},
+                                        {second.label(), [&] { return second.launch(); }}},
+                                       "transpose_on_device", verdict);
+}
 
 CheckResult TransposeProblem::run_checked() {
     d_out_.poison();
@@ -25,6 +41,7 @@ CheckResult TransposeProblem::run_checked() {
     result.verdict = verify_transpose(in_.data(), out.data(), rows_, cols_);
     result.verdict.add_guard_report(d_out_.outside_writes(), d_in_.words_changed_since_upload(in_.data()));
     if (result.verdict.ok) check_calls_leave_no_memory([&] { return launch(); }, "transpose_on_device", result.verdict);
+    if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     return result;
 }
 

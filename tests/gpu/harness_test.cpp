@@ -350,3 +350,82 @@ TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
     EXPECT_EQ(cudaFree(kept), cudaSuccess);
     kept = nullptr;
 }
+
+// A buffer kept and grown: one that frees the old buffer before taking a larger one passes the calls at larger
+// sizes; one that forgets to fails, with both sizes named; a launch that fails there fails the verdict, with its
+// size. The two larger sizes grow by at least 128 in every side and are 3 more than a multiple of 4.
+TEST_F(Harness, BuffersGrownWithoutFreeingTheOldAreALeak) {
+    struct Grown {
+        void* buffer = nullptr;
+        size_t capacity = 0;
+        bool frees_the_old = true;
+        std::vector<void*> left;
+        LaunchInfo launch(size_t bytes) {
+            if (bytes <= capacity) return LaunchInfo{};
+            if (frees_the_old && buffer) {
+                EXPECT_EQ(cudaFree(buffer), cudaSuccess);
+            } else if (buffer) {
+                left.push_back(buffer);
+            }
+            EXPECT_EQ(cudaMalloc(&buffer, bytes), cudaSuccess);
+            capacity = bytes;
+            return LaunchInfo{};
+        }
+        std::vector<LaunchAtSize> at(size_t first, size_t second) {
+            return {{"first", [this, first] { return launch(first); }},
+                    {"second", [this, second] { return launch(second); }}};
+        }
+    };
+    Grown right, forgetting;
+    forgetting.frees_the_old = false;
+    right.launch(1024);
+    forgetting.launch(1024);  // the checked call
+    Verdict growing;
+    check_larger_calls_leave_no_memory(right.at(2048, 4096), "right", growing);
+    EXPECT_TRUE(growing.ok) << growing.summary();
+    Verdict leaking;
+    check_larger_calls_leave_no_memory(forgetting.at(2048, 4096), "forgetting", leaking);
+    EXPECT_FALSE(leaking.ok);
+    EXPECT_TRUE(leaking.failure.empty());
+    EXPECT_EQ(leaking.headline(),
+              "leak: every call of forgetting at a larger size leaves device memory allocated: calls at first and "
+              "second left 2 allocations (6144 bytes) that nothing freed");
+    // Grown only at the first larger size (the second fits): no leak is shown, as no size leaked twice.
+    Grown once;
+    once.frees_the_old = false;
+    once.launch(1024);
+    Verdict grown_once;
+    check_larger_calls_leave_no_memory(once.at(4096, 2048), "once", grown_once);
+    EXPECT_TRUE(grown_once.ok) << grown_once.summary();
+    for (Grown* g : {&right, &forgetting, &once}) {
+        g->left.push_back(g->buffer);
+        for (void* p : g->left) EXPECT_EQ(cudaFree(p), cudaSuccess);
+    }
+
+    // An error left pending by the call (here a cudaMalloc far too large) is what a refused launch leaves.
+    Verdict refused;
+    check_larger_calls_leave_no_memory({{"first", [] { return LaunchInfo{}; }},
+                                        {"second",
+                                         [] {
+                                             void* p = nullptr;
+                                             (void)cudaMalloc(&p, size_t{1} << 60);
+                                             return LaunchInfo{};
+                                         }}},
+                                       "refuses", refused);
+    EXPECT_FALSE(refused.ok);
+    EXPECT_EQ(refused.failure.rfind("at second, a larger size that the leak check calls refuses with: the launch "
+                                    "failed: cudaErrorMemoryAllocation",
+                                    0),
+              0u)
+        << refused.failure;
+
+    EXPECT_EQ(side_for_the_growth_check(1, 1), 135);
+    EXPECT_EQ(side_for_the_growth_check(1, 2), 263);
+    for (int side : {1, 2, 3, 4, 64, 97, 1031})
+        for (int call : {1, 2}) {
+            const int larger = side_for_the_growth_check(side, call);
+            const int before = call == 1 ? side : side_for_the_growth_check(side, 1);
+            EXPECT_EQ(larger % 4, 3) << side << ", call " << call;
+            EXPECT_GE(larger - before, 128) << side << ", call " << call;
+        }
+}
