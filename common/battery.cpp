@@ -185,11 +185,23 @@ struct ToolOutcome {
     std::string not_run_why;  // as for a shape
     std::string line;
     std::vector<SanitizerFinding> findings;
+    std::string tool_lines;  // the tool's own lines ("========= ..."), indented, at most 40
 };
+
+std::string tool_lines_indented(const std::string& output, int most) {
+    std::istringstream lines(output);
+    std::string line, kept;
+    int count = 0;
+    while (std::getline(lines, line))
+        if (line.rfind("=========", 0) == 0 && count++ < most) kept += "    " + line + "\n";
+    if (count > most) kept += fmt::format("    ({} more lines)\n", count - most);
+    return kept;
+}
 
 ToolOutcome read_tool(const std::string& tool, const ChildResult& r) {
     ToolOutcome o;
     o.findings = parse_sanitizer_output(tool, r.out + r.err);
+    o.tool_lines = tool_lines_indented(r.out + r.err, 40);
     // What a tool found in a program that ended before its ready line is the refusal itself, not the student's
     // code (not_run_reason says why).
     const bool ended_before_ready = !r.ready && !r.timed_out;
@@ -225,7 +237,9 @@ void run_unexplained_tools_again(std::vector<ToolOutcome>& outcomes, const std::
                                  const std::string& sanitizer, const BatteryRequest& request) {
     for (size_t t = 0; t < outcomes.size(); ++t) {
         if (!stopped_a_kernel_without_a_report(outcomes[t])) continue;
-        fmt::print("{} stopped a kernel without saying why: running it again, by itself\n", tools[t]);
+        // Kept in the log: the cause of these has not been seen yet, and the second run may not show it.
+        fmt::print("{} stopped a kernel without saying why: running it again, by itself. What it printed:\n{}",
+                   tools[t], outcomes[t].tool_lines);
         std::fflush(stdout);
         run_children({sanitizer_job(sanitizer, tools[t], request)}, 1,
                      [&](size_t, const ChildResult& again) { outcomes[t] = read_tool(tools[t], again); });
