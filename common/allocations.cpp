@@ -26,6 +26,11 @@ Ledger& pinned_host_ledger() {
     return *instance;
 }
 
+Ledger& registered_host_ledger() {
+    static Ledger* const instance = new Ledger;
+    return *instance;
+}
+
 cudaError_t allocated(Ledger& l, cudaError_t result, void** pointer, size_t bytes) {
     if (result != cudaSuccess || !pointer || !*pointer) return result;
     const std::lock_guard<std::mutex> lock(l.mutex);
@@ -54,6 +59,7 @@ Allocations held(Ledger& l) {
 
 Allocations device_allocations_held() { return held(device_ledger()); }
 Allocations pinned_host_allocations_held() { return held(pinned_host_ledger()); }
+Allocations host_registrations_held() { return held(registered_host_ledger()); }
 
 }  // namespace workshop
 
@@ -63,11 +69,15 @@ cudaError_t __real_cudaMalloc(void** pointer, size_t bytes);
 cudaError_t __real_cudaMallocManaged(void** pointer, size_t bytes, unsigned int flags);
 cudaError_t __real_cudaMallocPitch(void** pointer, size_t* pitch, size_t width, size_t height);
 cudaError_t __real_cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream);
+cudaError_t __real_cudaMallocFromPoolAsync(void** pointer, size_t bytes, cudaMemPool_t pool, cudaStream_t stream);
+cudaError_t __real_cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent);
 cudaError_t __real_cudaFree(void* pointer);
 cudaError_t __real_cudaFreeAsync(void* pointer, cudaStream_t stream);
 cudaError_t __real_cudaMallocHost(void** pointer, size_t bytes);
 cudaError_t __real_cudaHostAlloc(void** pointer, size_t bytes, unsigned int flags);
 cudaError_t __real_cudaFreeHost(void* pointer);
+cudaError_t __real_cudaHostRegister(void* pointer, size_t bytes, unsigned int flags);
+cudaError_t __real_cudaHostUnregister(void* pointer);
 
 cudaError_t __wrap_cudaMalloc(void** pointer, size_t bytes) {
     return workshop::allocated(workshop::device_ledger(), __real_cudaMalloc(pointer, bytes), pointer, bytes);
@@ -84,6 +94,17 @@ cudaError_t __wrap_cudaMallocPitch(void** pointer, size_t* pitch, size_t width, 
 cudaError_t __wrap_cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream) {
     const cudaError_t result = __real_cudaMallocAsync(pointer, bytes, stream);
     return workshop::allocated(workshop::device_ledger(), result, pointer, bytes);
+}
+// In C++, cudaMallocAsync(&p, bytes, pool, stream) is an overload in cuda_runtime.h that calls this one.
+cudaError_t __wrap_cudaMallocFromPoolAsync(void** pointer, size_t bytes, cudaMemPool_t pool, cudaStream_t stream) {
+    const cudaError_t result = __real_cudaMallocFromPoolAsync(pointer, bytes, pool, stream);
+    return workshop::allocated(workshop::device_ledger(), result, pointer, bytes);
+}
+cudaError_t __wrap_cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent) {
+    const cudaError_t result = __real_cudaMalloc3D(pitched, extent);
+    if (result != cudaSuccess || !pitched) return result;
+    return workshop::allocated(workshop::device_ledger(), result, &pitched->ptr,
+                               pitched->pitch * extent.height * extent.depth);
 }
 cudaError_t __wrap_cudaFree(void* pointer) {
     return workshop::freed(workshop::device_ledger(), __real_cudaFree(pointer), pointer);
@@ -102,5 +123,12 @@ cudaError_t __wrap_cudaHostAlloc(void** pointer, size_t bytes, unsigned int flag
 }
 cudaError_t __wrap_cudaFreeHost(void* pointer) {
     return workshop::freed(workshop::pinned_host_ledger(), __real_cudaFreeHost(pointer), pointer);
+}
+cudaError_t __wrap_cudaHostRegister(void* pointer, size_t bytes, unsigned int flags) {
+    const cudaError_t result = __real_cudaHostRegister(pointer, bytes, flags);
+    return workshop::allocated(workshop::registered_host_ledger(), result, &pointer, bytes);
+}
+cudaError_t __wrap_cudaHostUnregister(void* pointer) {
+    return workshop::freed(workshop::registered_host_ledger(), __real_cudaHostUnregister(pointer), pointer);
 }
 }

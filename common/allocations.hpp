@@ -1,9 +1,11 @@
-// The memory the program holds, counted at every allocation and free, in two ledgers. Device memory: every call of
-// cudaMalloc, cudaMallocManaged, cudaMallocPitch and cudaMallocAsync, less cudaFree and cudaFreeAsync. Pinned host
-// memory: cudaMallocHost and cudaHostAlloc, less cudaFreeHost. The link step sends these calls through the
-// ledgers first (the linker's --wrap, set in CMakeLists.txt): the student's calls as much as the harness's, with
-// nothing to change in a step file. The checks compare the counts before and after further calls of a step's
-// function, to tell memory kept for the whole program from memory taken on every call and never given back.
+// The memory the program holds, counted at every allocation and free, in three ledgers. Device memory: every call
+// of cudaMalloc, cudaMallocManaged, cudaMallocPitch, cudaMalloc3D, cudaMallocAsync and cudaMallocFromPoolAsync,
+// less cudaFree and cudaFreeAsync. Pinned host memory: cudaMallocHost and cudaHostAlloc, less cudaFreeHost. Host
+// memory that the program's own allocator gave and cudaHostRegister pinned in place, less cudaHostUnregister. The
+// link step sends these calls through the ledgers first (the linker's --wrap, set in CMakeLists.txt): the
+// student's calls as much as the harness's, with nothing to change in a step file. The checks compare the counts
+// before and after further calls of a step's function, to tell memory kept for the whole program from memory
+// taken on every call and never given back.
 #pragma once
 
 #include <cstdint>
@@ -17,5 +19,6 @@ struct Allocations {
 
 Allocations device_allocations_held();
 Allocations pinned_host_allocations_held();
+Allocations host_registrations_held();
 
 }  // namespace workshop

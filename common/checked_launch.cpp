@@ -63,6 +63,12 @@ std::string hint_for(const LaunchOutcome& o) {
                    "pointers are not 16-byte aligned here, so test their alignment and fall back to scalar accesses";
         case cudaErrorAssert:
             return "A device-side assert() failed: the message above names it";
+        case cudaErrorHostMemoryAlreadyRegistered:
+        case cudaErrorHostMemoryNotRegistered:
+            return "Not the launch's own error: an earlier cudaHostRegister or cudaHostUnregister failed unchecked, "
+                   "and CUDA kept its error for the next check, the launch's. Memory registered already cannot be "
+                   "registered again: unregister what you register before the function returns, and wrap those "
+                   "calls in CUDA_CHECK too";
         default:
             return "make sanitize runs the kernel under compute-sanitizer, which names the line at fault";
     }
@@ -149,10 +155,21 @@ void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger,
 Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
                          const char* function) {
     constexpr int64_t kMostBytesToTakeAgain = int64_t{1} << 30;
-    const Allocations before = pinned_host_allocations_held();
+    const Allocations before = pinned_host_allocations_held(), registered_before = host_registrations_held();
     round_trip();
     Verdict verdict = verify();
-    const Allocations now = pinned_host_allocations_held();
+    const Allocations now = pinned_host_allocations_held(), registered = host_registrations_held();
+    if (verdict.ok && registered.count > registered_before.count) {
+        const int64_t ranges = registered.count - registered_before.count;
+        const int64_t bytes = registered.bytes - registered_before.bytes;
+        verdict.set_leak(fmt::format("leak: {} returns with {} host range{} ({} bytes) still registered with "
+                                     "cudaHostRegister",
+                                     function, ranges, ranges == 1 ? "" : "s", bytes),
+                         "Unregister (cudaHostUnregister) what the function registered before it returns: that "
+                         "memory is the caller's, who may free it or use it again, and until then it stays locked "
+                         "in RAM, and registering it again fails");
+        return verdict;
+    }
     if (!verdict.ok || now.count <= before.count || now.bytes - before.bytes > kMostBytesToTakeAgain) return verdict;
     const auto call = [&](int) {
         round_trip();

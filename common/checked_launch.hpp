@@ -59,7 +59,8 @@ int side_for_the_growth_check(int side, int call);
 // leak check would see it, as device memory and only where compute-sanitizer runs; this names it at every shape.
 // Only when the checked trip left pinned allocations are two more trips made (and only for up to 1 GiB left: past
 // that the small shapes have already shown a trip that leaks), and if each leaves more, the verdict gets the leak,
-// naming `function`.
+// naming `function`. Host memory that the trip registered (cudaHostRegister) and did not unregister fails at once:
+// it can only be the caller's buffers or the function's own, and neither may stay registered.
 Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
                          const char* function);
 

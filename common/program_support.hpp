@@ -157,8 +157,9 @@ int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const O
 
 // --check-sanitizer-shapes: each shape compute-sanitizer checks, in turn in this process (what --check and
 // --sanitize run under each tool). Returns the first exit code that is not 0, so that a refusal for want of memory
-// stays one; a CUDA error ends the run there, as it poisons the context. Last, the pinned host memory still held,
-// which memcheck's leak report counts with the device memory (kPinnedHostHeld).
+// stays one; a CUDA error ends the run there, as it poisons the context. Last, the pinned host memory still held
+// and the host memory still registered, which memcheck's leak report counts with the device memory
+// (kPinnedHostHeld, kHostRegistrationsHeld).
 template <typename Shape, typename CheckOneShape>
 int check_sanitizer_shapes(Track track, const std::vector<Shape>& shapes, const Options& o,
                            CheckOneShape check_one_shape) {
@@ -170,6 +171,8 @@ int check_sanitizer_shapes(Track track, const std::vector<Shape>& shapes, const 
     }
     if (const Allocations pinned = pinned_host_allocations_held(); pinned.count > 0)
         fmt::print("{} {} {}\n", kPinnedHostHeld, pinned.count, pinned.bytes);
+    if (const Allocations registered = host_registrations_held(); registered.count > 0)
+        fmt::print("{} {} {}\n", kHostRegistrationsHeld, registered.count, registered.bytes);
     return first_not_ok;
 }
 

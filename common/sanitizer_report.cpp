@@ -151,14 +151,20 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
     }
     const auto leak = std::find_if(findings.begin(), findings.end(),
                                    [](const SanitizerFinding& g) { return g.leaked_allocations > 0; });
-    if (const auto at = text.find(kPinnedHostHeld); at != std::string::npos && leak != findings.end()) {
-        std::istringstream held(text.substr(at + std::string(kPinnedHostHeld).size()));
-        int count = 0;
-        long long bytes = 0;
-        if (held >> count >> bytes) {
-            leak->pinned_allocations = std::min(count, leak->leaked_allocations);
-            leak->pinned_bytes = std::min(bytes, leak->leaked_bytes);
-        }
+    // A count after its marker, clamped to what memcheck reported as never freed.
+    const auto held_after = [&](const char* marker, int& count, long long& bytes) {
+        const auto at = text.find(marker);
+        if (at == std::string::npos) return;
+        std::istringstream held(text.substr(at + std::string(marker).size()));
+        int n = 0;
+        long long b = 0;
+        if (!(held >> n >> b)) return;
+        count = std::min(n, leak->leaked_allocations - leak->pinned_allocations - leak->registered_ranges);
+        bytes = std::min(b, leak->leaked_bytes - leak->pinned_bytes - leak->registered_bytes);
+    };
+    if (leak != findings.end()) {
+        held_after(kPinnedHostHeld, leak->pinned_allocations, leak->pinned_bytes);
+        held_after(kHostRegistrationsHeld, leak->registered_ranges, leak->registered_bytes);
     }
     return findings;
 }
@@ -166,18 +172,33 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
 std::string SanitizerFinding::sentence() const {
     if (!api_error.empty()) return fmt::format("{}: {} failed with {}", tool, api_call, api_error);
     if (leaked_allocations > 0) {
-        const auto counted = [](int count, long long bytes, const char* kind) {
-            return fmt::format("{} {} allocation{} ({} bytes)", count, kind, count == 1 ? "" : "s", bytes);
+        struct Kind {
+            int count;
+            long long bytes;
+            const char* name;
+            const char* remedy;
         };
-        const int device = leaked_allocations - pinned_allocations;
-        const std::string device_part = counted(device, leaked_bytes - pinned_bytes, "device");
-        const std::string pinned_part = counted(pinned_allocations, pinned_bytes, "pinned host");
-        constexpr const char* device_remedy = "each cudaMalloc needs its cudaFree";
-        constexpr const char* pinned_remedy = "each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost";
-        if (pinned_allocations == 0) return fmt::format("leak: {} never freed; {}", device_part, device_remedy);
-        if (device == 0) return fmt::format("leak: {} never freed; {}", pinned_part, pinned_remedy);
-        return fmt::format("leak: {} and {} never freed; {}, {}", device_part, pinned_part, device_remedy,
-                           pinned_remedy);
+        const Kind kinds[] = {
+            {leaked_allocations - pinned_allocations - registered_ranges, leaked_bytes - pinned_bytes - registered_bytes,
+             "device allocation", "each cudaMalloc needs its cudaFree"},
+            {pinned_allocations, pinned_bytes, "pinned host allocation",
+             "each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost"},
+            {registered_ranges, registered_bytes, "registered host range",
+             "each cudaHostRegister needs its cudaHostUnregister"}};
+        std::vector<std::string> parts, remedies;
+        for (const Kind& k : kinds) {
+            if (k.count == 0) continue;
+            parts.push_back(fmt::format("{} {}{} ({} bytes)", k.count, k.name, k.count == 1 ? "" : "s", k.bytes));
+            remedies.push_back(k.remedy);
+        }
+        const char* never = registered_ranges == 0                        ? "never freed"
+                            : registered_ranges == leaked_allocations ? "never unregistered"
+                                                                          : "never freed or unregistered";
+        std::string listed;
+        for (size_t i = 0; i < parts.size(); ++i) listed += (i == 0 ? "" : " and ") + parts[i];
+        std::string remedy;
+        for (size_t i = 0; i < remedies.size(); ++i) remedy += (i == 0 ? "" : ", ") + remedies[i];
+        return fmt::format("leak: {} {}; {}", listed, never, remedy);
     }
     if (divergent_barrier)
         return fmt::format("divergent barrier: the __syncthreads() at {} is reached by some threads of a warp and "

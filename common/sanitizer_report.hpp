@@ -20,7 +20,9 @@ struct SanitizerFinding {
     int leaked_allocations = 0;       // memcheck --leak-check full: memory never freed, all of it in one finding
     long long leaked_bytes = 0;       //   (the reports name no source line, only addresses)
     int pinned_allocations = 0;       // of those, the pinned host memory the program said it still held
-    long long pinned_bytes = 0;       //   (kPinnedHostHeld); the rest is device memory
+    long long pinned_bytes = 0;       //   (kPinnedHostHeld),
+    int registered_ranges = 0;        // and the host memory it still had registered (kHostRegistrationsHeld);
+    long long registered_bytes = 0;   //   the rest is device memory
 
     // A failed CUDA call, not a bad access: the battery reports the same failure shape by shape.
     bool is_api_error() const { return !api_error.empty(); }
@@ -29,11 +31,12 @@ struct SanitizerFinding {
     std::string sentence() const;
 };
 
-// memcheck's leak check reports pinned host memory (cudaMallocHost, cudaHostAlloc) never freed as it reports
-// device memory, with nothing to tell them apart. So a program checked under it says last, after this marker,
-// how many pinned allocations it still holds and their bytes (its own count, common/allocations.hpp), and the
-// leak's sentence names each kind with its own remedy.
+// memcheck's leak check reports pinned host memory (cudaMallocHost, cudaHostAlloc) never freed, and host memory
+// never unregistered (cudaHostRegister), as it reports device memory, with nothing to tell them apart. So a
+// program checked under it says last, after these markers, how many of each it still holds and their bytes (its
+// own counts, common/allocations.hpp), and the leak's sentence names each kind with its own remedy.
 constexpr const char* kPinnedHostHeld = "@@ pinned host memory held:";
+constexpr const char* kHostRegistrationsHeld = "@@ host memory still registered:";
 
 // The findings in the text a tool printed (each reported place once).
 std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, const std::string& text);

@@ -205,22 +205,29 @@ TEST_F(Harness, CublasTransposeAndSgemmAgreeWithTheCpu) {
 // The ledger behind the per-call leak check: every allocation call it counts, and only the calls that succeed.
 TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
     const Allocations start = device_allocations_held();
-    void *plain = nullptr, *managed = nullptr, *pitched = nullptr, *async = nullptr;
+    void *plain = nullptr, *managed = nullptr, *pitched = nullptr, *async = nullptr, *pooled = nullptr;
     size_t pitch = 0;
     ASSERT_EQ(cudaMalloc(&plain, 1000), cudaSuccess);
     ASSERT_EQ(cudaMallocManaged(&managed, 3000), cudaSuccess);
     ASSERT_EQ(cudaMallocPitch(&pitched, &pitch, 100, 7), cudaSuccess);
     ASSERT_EQ(cudaMallocAsync(&async, 5000, nullptr), cudaSuccess);
+    cudaMemPool_t pool = nullptr;
+    ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
+    ASSERT_EQ(cudaMallocAsync(&pooled, 700, pool, nullptr), cudaSuccess);  // cuda_runtime.h: cudaMallocFromPoolAsync
+    cudaPitchedPtr cube{};
+    ASSERT_EQ(cudaMalloc3D(&cube, make_cudaExtent(100, 3, 2)), cudaSuccess);
     Allocations now = device_allocations_held();
-    EXPECT_EQ(now.count - start.count, 4);
-    EXPECT_EQ(now.bytes - start.bytes, static_cast<int64_t>(1000 + 3000 + pitch * 7 + 5000));
+    EXPECT_EQ(now.count - start.count, 6);
+    EXPECT_EQ(now.bytes - start.bytes, static_cast<int64_t>(1000 + 3000 + pitch * 7 + 5000 + 700 + cube.pitch * 3 * 2));
 
     void* too_big = nullptr;
     EXPECT_NE(cudaMalloc(&too_big, size_t{1} << 62), cudaSuccess);
     (void)cudaGetLastError();
     EXPECT_EQ(cudaFree(nullptr), cudaSuccess);
-    EXPECT_EQ(device_allocations_held().count - start.count, 4);
+    EXPECT_EQ(device_allocations_held().count - start.count, 6);
 
+    ASSERT_EQ(cudaFree(cube.ptr), cudaSuccess);
+    ASSERT_EQ(cudaFreeAsync(pooled, nullptr), cudaSuccess);
     ASSERT_EQ(cudaFree(plain), cudaSuccess);
     ASSERT_EQ(cudaFree(managed), cudaSuccess);
     ASSERT_EQ(cudaFree(pitched), cudaSuccess);
@@ -259,6 +266,40 @@ TEST_F(Harness, PinnedHostAllocationsAreCountedApart) {
     now = pinned_host_allocations_held();
     EXPECT_EQ(now.count, start.count);
     EXPECT_EQ(now.bytes, start.bytes);
+}
+
+// The third ledger: host memory of the program's own, pinned in place by cudaHostRegister until cudaHostUnregister.
+// A round trip that leaves any of it registered fails at once; one that unregisters what it registered passes.
+TEST_F(Harness, HostRegistrationsLeftByARoundTripAreALeak) {
+    const Allocations start = host_registrations_held(), pinned_start = pinned_host_allocations_held();
+    std::vector<float> first(1 << 20), second(1 << 20);  // large enough to have pages of their own
+    ASSERT_EQ(cudaHostRegister(first.data(), 4000, cudaHostRegisterDefault), cudaSuccess);
+    EXPECT_EQ(host_registrations_held().count - start.count, 1);
+    EXPECT_EQ(host_registrations_held().bytes - start.bytes, 4000);
+    EXPECT_NE(cudaHostRegister(first.data(), 4000, cudaHostRegisterDefault), cudaSuccess);  // registered already
+    (void)cudaGetLastError();
+    EXPECT_EQ(host_registrations_held().count - start.count, 1);
+    ASSERT_EQ(cudaHostUnregister(first.data()), cudaSuccess);
+    EXPECT_EQ(host_registrations_held().count, start.count);
+    EXPECT_EQ(pinned_host_allocations_held().count, pinned_start.count);  // nor in the pinned ledger
+
+    const auto right = [] { return Verdict{}; };
+    const auto registers_and_unregisters = [&] {
+        EXPECT_EQ(cudaHostRegister(first.data(), 4000, cudaHostRegisterDefault), cudaSuccess);
+        EXPECT_EQ(cudaHostUnregister(first.data()), cudaSuccess);
+    };
+    const Verdict clean = check_round_trip(registers_and_unregisters, right, "registers_and_unregisters");
+    EXPECT_TRUE(clean.ok) << clean.summary();
+    const auto leaves_two = [&] {
+        EXPECT_EQ(cudaHostRegister(first.data(), 4000, cudaHostRegisterDefault), cudaSuccess);
+        EXPECT_EQ(cudaHostRegister(second.data(), 12000, cudaHostRegisterDefault), cudaSuccess);
+    };
+    const Verdict leaking = check_round_trip(leaves_two, right, "leaves_two");
+    EXPECT_FALSE(leaking.ok);
+    EXPECT_EQ(leaking.headline(),
+              "leak: leaves_two returns with 2 host ranges (16000 bytes) still registered with cudaHostRegister");
+    for (float* p : {first.data(), second.data()}) EXPECT_EQ(cudaHostUnregister(p), cudaSuccess);
+    EXPECT_EQ(host_registrations_held().count, start.count);
 }
 
 // Step 1's round trips: one that keeps no pinned memory, or one buffer for good, passes; one that takes a pinned

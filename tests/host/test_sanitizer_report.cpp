@@ -121,6 +121,30 @@ TEST(SanitizerReport, PinnedHostMemoryTheProgramHeldIsNamedApart) {
     EXPECT_TRUE(parse_sanitizer_output("memcheck", std::string(kPinnedHostHeld) + " 2 24120\n").empty());
 }
 
+// The same for host memory registered with cudaHostRegister and never unregistered (bug
+// t1_output_registered_never_unregistered), alone and beside the other kinds.
+TEST(SanitizerReport, HostMemoryStillRegisteredIsNamedApart) {
+    const std::string log = log_file("memcheck_leak.txt");
+    auto findings = parse_sanitizer_output("memcheck", log + std::string(kHostRegistrationsHeld) + " 2 24120\n");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].registered_ranges, 2);
+    EXPECT_EQ(findings[0].sentence(),
+              "leak: 2 registered host ranges (24120 bytes) never unregistered; each cudaHostRegister needs its "
+              "cudaHostUnregister");
+    findings = parse_sanitizer_output("memcheck", log + std::string(kPinnedHostHeld) + " 1 12060\n" +
+                                                      std::string(kHostRegistrationsHeld) + " 1 12060\n");
+    EXPECT_EQ(findings[0].sentence(),
+              "leak: 1 pinned host allocation (12060 bytes) and 1 registered host range (12060 bytes) never freed or "
+              "unregistered; each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost, each cudaHostRegister "
+              "needs its cudaHostUnregister");
+    // More held than memcheck reported (a registration it does not list): the count stops at its total.
+    findings = parse_sanitizer_output("memcheck", log + std::string(kPinnedHostHeld) + " 1 12060\n" +
+                                                      std::string(kHostRegistrationsHeld) + " 5 99999\n");
+    EXPECT_EQ(findings[0].pinned_allocations, 1);
+    EXPECT_EQ(findings[0].registered_ranges, 1);
+    EXPECT_EQ(findings[0].registered_bytes, 12060);
+}
+
 TEST(SanitizerReport, ABarrierInsideAnIfNamesItsLine) {
     // One report per thread that reached it, then the tool's count of those it dropped: one finding.
     const auto findings = parse_sanitizer_output("synccheck", log_file("synccheck_divergent_barrier.txt"));
