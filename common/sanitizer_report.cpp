@@ -178,9 +178,10 @@ std::string SanitizerFinding::sentence() const {
             const char* name;
             const char* remedy;
         };
+        const int device = leaked_allocations - pinned_allocations - registered_ranges;
         const Kind kinds[] = {
-            {leaked_allocations - pinned_allocations - registered_ranges, leaked_bytes - pinned_bytes - registered_bytes,
-             "device allocation", "each cudaMalloc needs its cudaFree"},
+            {device, leaked_bytes - pinned_bytes - registered_bytes, "device allocation",
+             "each cudaMalloc needs its cudaFree"},
             {pinned_allocations, pinned_bytes, "pinned host allocation",
              "each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost"},
             {registered_ranges, registered_bytes, "registered host range",
@@ -191,9 +192,10 @@ std::string SanitizerFinding::sentence() const {
             parts.push_back(fmt::format("{} {}{} ({} bytes)", k.count, k.name, k.count == 1 ? "" : "s", k.bytes));
             remedies.push_back(k.remedy);
         }
-        const char* never = registered_ranges == 0                        ? "never freed"
-                            : registered_ranges == leaked_allocations ? "never unregistered"
-                                                                          : "never freed or unregistered";
+        const bool freed_kinds = device + pinned_allocations > 0;
+        const char* never = registered_ranges == 0 ? "never freed"
+                            : freed_kinds          ? "never freed or unregistered"
+                                                   : "never unregistered";
         std::string listed;
         for (size_t i = 0; i < parts.size(); ++i) listed += (i == 0 ? "" : " and ") + parts[i];
         std::string remedy;
