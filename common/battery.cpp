@@ -16,6 +16,7 @@
 #include "exit_codes.hpp"
 #include "sanitizer_report.hpp"
 #include "shapes.hpp"
+#include "verify.hpp"
 
 namespace workshop {
 
@@ -351,6 +352,15 @@ std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std:
                        kSideOfOneGridHeight);
 }
 
+std::string unsteady_answers_hint(size_t unsteady, size_t failing) {
+    if (unsteady == 0) return {};
+    const std::string which = failing == 1         ? "the failing shape"
+                              : unsteady == failing ? fmt::format("all {} failing shapes", failing)
+                                                    : fmt::format("{} of the {} failing shapes", unsteady, failing);
+    return which + " gave another answer when launched again, with every element written: look first for a value "
+                   "read before it is set, or a race, rather than a wrong size (the shapes that pass may pass by luck)";
+}
+
 std::string byte_count_hint(bool battery_passed) {
     if (!battery_passed) return {};
     return "only the round trip with matrices of more than 2^31 bytes fails: is a byte count kept in an int (or "
@@ -476,7 +486,13 @@ int run_battery(const BatteryRequest& request) {
         // The hints read a pattern in which shapes pass; with some not run, there is no pattern to read.
         std::vector<bool> passed;
         for (const ShapeOutcome& o : shapes) passed.push_back(o.pass);
-        if (!not_run)
+        const auto unsteady = std::count_if(shapes.begin(), shapes.end(), [&](const ShapeOutcome& o) {
+            return failed(o) && o.headline.find(kChangedByRelaunch) != std::string::npos &&
+                   o.headline.find(kNeverWrittenEither) == std::string::npos;
+        });
+        if (unsteady)
+            reasons.push_back(unsteady_answers_hint(unsteady, failing));
+        else if (!not_run)
             for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})
                 if (!hint.empty()) reasons.push_back(std::move(hint));
     }

@@ -85,6 +85,11 @@ std::string mixed_up_sizes_hint(const std::vector<BatteryShape>& shapes, const s
 // over the rest.
 std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed);
 
+// A clause for make check's FAIL line, or empty: when `unsteady` of the `failing` shapes gave another answer on a
+// second launch with every element written (Verdict::compare_second_launch), the two hints above would read luck
+// as a pattern: a value read before it is set passes or fails a shape by chance. This one takes their place.
+std::string unsteady_answers_hint(size_t unsteady, size_t failing);
+
 // A clause for make check's FAIL line when step 1's round trip with matrices of more than 2^31 bytes fails, or
 // empty: when every shape of the battery passes, a byte count most likely lives in an int.
 std::string byte_count_hint(bool battery_passed);

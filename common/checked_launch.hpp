@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "guarded_matrix.hpp"
 #include "step_api.cuh"
 #include "verify.hpp"
 
@@ -63,6 +64,12 @@ int side_for_the_growth_check(int side, int call);
 // it can only be the caller's buffers or the function's own, and neither may stay registered.
 Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
                          const char* function);
+
+// A wrong answer (`first`, read from `out`) launched once more on the same inputs, `out` poisoned again, and the
+// two compared (Verdict::compare_second_launch). A second launch that fails becomes the verdict: the device may be
+// unusable after it, and a kernel that fails only the second time keeps something from the first.
+void compare_with_a_second_launch(const std::function<LaunchInfo()>& launch, GuardedMatrix& out,
+                                  const std::vector<float>& first, Verdict& verdict);
 
 // launch_and_wait, keeping what was launched in `info`; on a failure, reports it in `verdict` and returns false
 // (the output is then not worth checking).

@@ -165,7 +165,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
         ResultRow r = make_row(kTrack, program_label(), "step", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);
         r.status = verdict.ok ? "PASS" : "FAIL";
         rows.push_back(r);
-        details.push_back("kernel: " + verdict.summary());
+        details.push_back("kernel: " + checked.verdict.summary());  // its own verdict, the round trip apart
     }
     const double intensity = arithmetic_intensity(flops, matmul_min_bytes(o.M, o.N, o.K));
     const double balance = machine_balance(dev.fp32_gflops, dev.dram_gbps);

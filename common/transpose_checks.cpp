@@ -40,6 +40,7 @@ CheckResult TransposeProblem::run_checked() {
     d_out_.download(out.data());
     result.verdict = verify_transpose(in_.data(), out.data(), rows_, cols_);
     result.verdict.add_guard_report(d_out_.outside_writes(), d_in_.words_changed_since_upload(in_.data()));
+    compare_with_a_second_launch([&] { return launch(); }, d_out_, out, result.verdict);
     if (result.verdict.ok) check_calls_leave_no_memory([&] { return launch(); }, "transpose_on_device", result.verdict);
     if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     return result;

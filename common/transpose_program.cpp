@@ -181,7 +181,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
                                gigabytes_per_second(transpose_bytes(o.rows, o.cols), t.median_s()), kUnit, dev);
         r.status = verdict.ok ? "PASS" : "FAIL";
         rows.push_back(r);
-        details.push_back("kernel: " + verdict.summary());
+        details.push_back("kernel: " + checked.verdict.summary());  // its own verdict, the round trip apart
         const LaunchModel model = model_launch(launch, dev);
         const double balance = machine_balance(dev.fp32_gflops, dev.dram_gbps);
         details.push_back("launch: " + describe_launch(model));

@@ -34,6 +34,10 @@ std::string Verdict::headline() const {
     if (outside.any()) return describe_outside(outside);
     if (input_words_changed) return fmt::format("changed the input: {} words of it (or around it) differ after the run", input_words_changed);
     if (!leak.empty()) return leak;
+    if (changed_by_relaunch)
+        return fmt::format("{}; {} element{} {}{}", describe_wrong(*this), changed_by_relaunch,
+                           changed_by_relaunch == 1 ? " differs" : "s differ", kChangedByRelaunch,
+                           unwritten ? fmt::format(", and {} {}", unwritten, kNeverWrittenEither) : "");
     return describe_wrong(*this);
 }
 
@@ -70,6 +74,26 @@ void Verdict::set_leak(const std::string& what, const std::string& hint_text) {
     ok = false;
     leak = what;
     hint = hint_text;
+}
+
+bool Verdict::worth_a_second_launch() const {
+    return !ok && wrong > 0 && failure.empty() && !outside.any() && !input_words_changed && leak.empty();
+}
+
+void Verdict::compare_second_launch(const float* first, const float* second, size_t count) {
+    changed_by_relaunch = 0;
+    for (size_t i = 0; i < count; ++i) changed_by_relaunch += std::memcmp(first + i, second + i, sizeof(float)) != 0;
+    if (!changed_by_relaunch) return;
+    if (unwritten) {
+        hint = "The same launch on the same inputs gave another answer, and some elements got no store at all: "
+               "threads store to the same element (which of them wins changes from launch to launch) and none to "
+               "others. Check the store's index: is one size used where another belongs?";
+        return;
+    }
+    hint = "The same launch on the same inputs gave another answer, so the arithmetic is not what is wrong: "
+           "something is read before this launch sets it (sums not started at zero, shared memory read before "
+           "every thread has stored its part or before a __syncthreads(), a counter kept from the last launch), "
+           "or threads race to write one element";
 }
 
 namespace {

@@ -32,6 +32,7 @@ struct Verdict {
     OutsideWrites outside;          // around the output
     int64_t input_words_changed = 0;  // in the inputs or their guard zones
     std::string leak;               // memory that further calls of the step's function left allocated
+    int64_t changed_by_relaunch = 0;  // elements a second launch on the same inputs left different
 
     // What went wrong, in one phrase: the failure, else writes outside the output, else a changed input, else a
     // leak, else the wrong elements.
@@ -45,7 +46,19 @@ struct Verdict {
     void set_failure(const std::string& what, const std::string& hint_text);
     // The output was right, but the calls leave memory behind; the device is still usable.
     void set_leak(const std::string& what, const std::string& hint_text);
+    // A wrong answer is worth a second launch when the kernel finished and stayed inside its output: its output
+    // (`first`) against the second one, bit for bit. An answer that changes between two launches on the same
+    // inputs is no wrong formula but a value read before it is set, or a race; the headline says so, and the hint
+    // gives way to one about that. With elements never written as well, threads most likely store to one element
+    // and none to others, which is a wrong index (a size mixed up, say) that races: the hint says that instead.
+    bool worth_a_second_launch() const;
+    void compare_second_launch(const float* first, const float* second, size_t count);
 };
+
+// What a headline says of an answer that changed between two launches, and, when some elements were never written
+// either, what it adds; the battery reads both.
+constexpr const char* kChangedByRelaunch = "in a second launch on the same inputs";
+constexpr const char* kNeverWrittenEither = "were never written";
 
 // `out` (cols x rows, row-major) against the transpose of `in` (rows x cols, row-major), bit for bit.
 Verdict verify_transpose(const float* in, const float* out, int rows, int cols);

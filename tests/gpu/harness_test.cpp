@@ -470,3 +470,49 @@ TEST_F(Harness, BuffersGrownWithoutFreeingTheOldAreALeak) {
             EXPECT_GE(larger - before, 128) << side << ", call " << call;
         }
 }
+
+// A wrong answer is launched again, on a poisoned output: one that comes out the same keeps its verdict, one that
+// changes is named as changing (here a launch that copies from another input each time, as a kernel does when it
+// reads what the launch before left), and one that fails the second time becomes that failure.
+TEST_F(Harness, AWrongAnswerIsLaunchedAgainAndComparedBitForBit) {
+    constexpr int64_t kCount = 1000;
+    std::vector<float> a(kCount), b(kCount);
+    fill_random(a.data(), a.size(), 1);
+    b = a;
+    for (int64_t i = 0; i < kCount; i += 10) b[i] += 1.0f;  // 100 elements differ
+    DeviceBuffer<float> d_a(kCount), d_b(kCount);
+    ASSERT_EQ(cudaMemcpy(d_a.get(), a.data(), kCount * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d_b.get(), b.data(), kCount * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    GuardedMatrix out(kCount, {0, true});
+    int launches = 0;
+    const auto alternating = [&] { return launch_copy(++launches % 2 ? d_a.get() : d_b.get(), out.get(), kCount); };
+    const auto steady = [&] { return launch_copy(d_a.get(), out.get(), kCount); };
+
+    Verdict wrong;
+    wrong.ok = false, wrong.wrong = 1, wrong.checked = kCount, wrong.hint = "the pattern's hint";
+    Verdict unchanged = wrong;
+    compare_with_a_second_launch(steady, out, a, unchanged);
+    EXPECT_EQ(unchanged.changed_by_relaunch, 0);
+    EXPECT_EQ(unchanged.hint, "the pattern's hint");
+
+    Verdict changed = wrong;
+    launches = 0;
+    compare_with_a_second_launch(alternating, out, a, changed);  // launch 1 reads a: unchanged
+    EXPECT_EQ(changed.changed_by_relaunch, 0);
+    compare_with_a_second_launch(alternating, out, a, changed);  // launch 2 reads b
+    EXPECT_EQ(changed.changed_by_relaunch, 100);
+    EXPECT_NE(changed.headline().find("100 elements differ in a second launch on the same inputs"), std::string::npos)
+        << changed.headline();
+    EXPECT_TRUE(changed.failure.empty());
+
+    Verdict right;  // a right answer is not launched again
+    int right_launches = 0;
+    compare_with_a_second_launch([&] { ++right_launches; return steady(); }, out, a, right);
+    EXPECT_EQ(right_launches, 0);
+
+    Verdict refused = wrong;
+    compare_with_a_second_launch([&] { return launch_copy(d_a.get(), out.get(), kCount, 2048); }, out, a, refused);
+    EXPECT_FALSE(refused.failure.empty());
+    EXPECT_EQ(refused.failure.rfind("on a second launch with the same inputs: ", 0), 0u) << refused.failure;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}

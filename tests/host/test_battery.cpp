@@ -105,6 +105,15 @@ TEST(GridHeight, SilentWhenAShortShapeFailsOrNoneOutgrowsAGrid) {
     EXPECT_EQ(grid_height_hint(kShapes, {true, false, true, true, false}), "");
 }
 
+TEST(UnsteadyAnswers, ShapesThatChangeTheirAnswerPointAwayFromTheSizes) {
+    EXPECT_EQ(unsteady_answers_hint(0, 5), "");
+    const std::string some = unsteady_answers_hint(3, 8);
+    EXPECT_EQ(some.rfind("3 of the 8 failing shapes gave another answer when launched again", 0), 0u) << some;
+    EXPECT_NE(some.find("rather than a wrong size"), std::string::npos) << some;
+    EXPECT_EQ(unsteady_answers_hint(8, 8).rfind("all 8 failing shapes", 0), 0u);
+    EXPECT_EQ(unsteady_answers_hint(1, 1).rfind("the failing shape gave", 0), 0u);
+}
+
 TEST(ByteCount, OnlyTheVeryLargeRoundTripFailingPointsAtAnIntByteCount) {
     const std::string hint = byte_count_hint(true);
     EXPECT_NE(hint.find("2^31 bytes"), std::string::npos) << hint;

@@ -258,3 +258,69 @@ TEST(Verdict, ALeakFailsARightOutput) {
     EXPECT_TRUE(v.failure.empty());  // the device is still usable: the battery carries on in the same process
     EXPECT_EQ(v.summary(), "FAIL: leak: every call of transpose_on_device leaves device memory allocated. free it");
 }
+
+// An answer that changes between two launches on the same inputs is read before it is set, or raced for: the
+// headline counts the elements that changed, bit for bit, and the hint says what to look for instead of what the
+// pattern of wrong elements suggests.
+TEST(Verdict, ASecondLaunchThatChangesTheAnswerIsNamed) {
+    TransposeCase t(8, 8);
+    t.out[3] += 1.0f;
+    Verdict v = t.verify();
+    ASSERT_TRUE(v.worth_a_second_launch());
+    std::vector<float> second = t.out;
+    second[3] += 1.0f;
+    second[9] = -second[9];
+    v.compare_second_launch(t.out.data(), second.data(), t.out.size());
+    EXPECT_EQ(v.changed_by_relaunch, 2);
+    EXPECT_NE(v.headline().find("; 2 elements differ in a second launch on the same inputs"), std::string::npos)
+        << v.headline();
+    EXPECT_NE(v.hint.find("read before this launch sets it"), std::string::npos) << v.hint;
+    second[9] = -second[9];
+    v.compare_second_launch(t.out.data(), second.data(), t.out.size());
+    EXPECT_NE(v.headline().find("; 1 element differs in a second launch"), std::string::npos) << v.headline();
+    EXPECT_EQ(v.headline().find("never written"), std::string::npos) << v.headline();
+}
+
+// Elements never written as well: threads storing to one element, and none to others, race for it. That is an
+// index gone wrong, and the headline and hint say so.
+TEST(Verdict, AChangingAnswerWithElementsNeverWrittenPointsAtTheIndex) {
+    TransposeCase t(8, 8);
+    std::vector<float> first = t.out, second = t.out;
+    fill_poison(&first[60], 4);
+    fill_poison(&second[60], 4);
+    first[1] = first[2], second[1] = second[3];
+    Verdict v = verify_transpose(t.in.data(), first.data(), 8, 8);
+    ASSERT_EQ(v.unwritten, 4);
+    v.compare_second_launch(first.data(), second.data(), first.size());
+    EXPECT_NE(v.headline().find("; 1 element differs in a second launch on the same inputs, and 4 were never written"),
+              std::string::npos)
+        << v.headline();
+    EXPECT_NE(v.hint.find("Check the store's index"), std::string::npos) << v.hint;
+}
+
+TEST(Verdict, TheSameWrongAnswerTwiceKeepsItsHint) {
+    TransposeCase t(8, 8);
+    fill_poison(t.out.data(), t.out.size());
+    Verdict v = t.verify();
+    const std::string hint = v.hint;
+    ASSERT_FALSE(hint.empty());
+    v.compare_second_launch(t.out.data(), t.out.data(), t.out.size());
+    EXPECT_EQ(v.changed_by_relaunch, 0);
+    EXPECT_EQ(v.hint, hint);
+    EXPECT_EQ(v.headline().find("second launch"), std::string::npos) << v.headline();
+}
+
+// Only a kernel that finished, stayed inside its output and left its inputs alone is launched again: after a
+// fault the device is unusable, and a kernel that writes elsewhere has a headline of its own.
+TEST(Verdict, OnlyAWrongAnswerIsWorthASecondLaunch) {
+    TransposeCase t(8, 8);
+    EXPECT_FALSE(t.verify().worth_a_second_launch());
+    t.out[0] += 1.0f;
+    Verdict v = t.verify();
+    EXPECT_TRUE(v.worth_a_second_launch());
+    v.add_guard_report({0, 1}, 0);
+    EXPECT_FALSE(v.worth_a_second_launch());
+    Verdict failed = t.verify();
+    failed.set_failure("the kernel failed while running", "");
+    EXPECT_FALSE(failed.worth_a_second_launch());
+}
