@@ -49,6 +49,14 @@ struct LaunchAtSize {
 void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger, const char* function,
                                         Verdict& verdict);
 
+// The further calls above write the same output as the checked run, each poisoned first: the last of them must
+// be right too. Its output (in `out`) is compared with the checked run's (`first`), and only if the bits differ
+// verified again (`verify`): a kernel that adds in no fixed order (atomicAdd) may round otherwise and be right.
+// Wrong there is a kernel that keeps something from one launch to the next (a counter in device memory never set
+// back), or races and won the first time: `verdict` gets that answer, named as the third launch's.
+void check_the_last_further_call(const GuardedMatrix& out, const std::vector<float>& first,
+                                 const std::function<Verdict(const float*)>& verify, Verdict& verdict);
+
 // A side of the growth check's `call`-th larger problem (1 or 2): at least 128 more than the one before, so that a
 // buffer rounded up to whole tiles of 128 grows too, and not a multiple of 4, so that a step that copies its
 // inputs to reach a float4 fast path (step 5's matmul) needs the copies, and the buffer for them, at both.

@@ -34,6 +34,7 @@ std::string Verdict::headline() const {
     if (outside.any()) return describe_outside(outside);
     if (input_words_changed) return fmt::format("changed the input: {} words of it (or around it) differ after the run", input_words_changed);
     if (!leak.empty()) return leak;
+    if (!wrong_on.empty()) return wrong_on + ": " + describe_wrong(*this);
     if (changed_by_relaunch)
         return fmt::format("{}; {} element{} {}{}", describe_wrong(*this), changed_by_relaunch,
                            changed_by_relaunch == 1 ? " differs" : "s differ", kChangedByRelaunch,

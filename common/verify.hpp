@@ -33,6 +33,7 @@ struct Verdict {
     int64_t input_words_changed = 0;  // in the inputs or their guard zones
     std::string leak;               // memory that further calls of the step's function left allocated
     int64_t changed_by_relaunch = 0;  // elements a second launch on the same inputs left different
+    std::string wrong_on;             // "right on the first launch, wrong on the third": a later launch was wrong
 
     // What went wrong, in one phrase: the failure, else writes outside the output, else a changed input, else a
     // leak, else the wrong elements.

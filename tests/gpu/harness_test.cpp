@@ -14,6 +14,7 @@
 #include "gpu_test_support.hpp"
 #include "matrix_data.hpp"
 #include "non_blocking_streams.hpp"
+#include "program_support.hpp"
 #include "step_api.cuh"
 #include "cpu_reference.hpp"
 #include "timing.hpp"
@@ -515,4 +516,59 @@ TEST_F(Harness, AWrongAnswerIsLaunchedAgainAndComparedBitForBit) {
     EXPECT_FALSE(refused.failure.empty());
     EXPECT_EQ(refused.failure.rfind("on a second launch with the same inputs: ", 0), 0u) << refused.failure;
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+// The last of the further calls at the checked size: the same bits as the checked run pass at once; other bits
+// are verified again, and pass if right (a sum added in another order); wrong, they become the verdict, named as
+// the third launch's. Here the further calls are stood in for by copies into the output.
+TEST_F(Harness, AFurtherCallThatGoesWrongIsTheVerdict) {
+    constexpr int kCount = 1000;
+    std::vector<float> a(kCount), b(kCount);
+    fill_random(a.data(), a.size(), 3);
+    b = a;
+    for (int i = 0; i < kCount; i += 10) b[i] += 1.0f;
+    GuardedMatrix out(kCount, {0, true});
+    const auto verify_against_a = [&](const float* last) { return verify_transpose(a.data(), last, 1, kCount); };
+
+    out.upload(a.data());
+    Verdict same;
+    check_the_last_further_call(out, a, verify_against_a, same);
+    EXPECT_TRUE(same.ok) << same.summary();
+
+    out.upload(b.data());
+    Verdict rounded;  // other bits, but the verification passes them
+    check_the_last_further_call(out, a, [](const float*) { return Verdict{}; }, rounded);
+    EXPECT_TRUE(rounded.ok) << rounded.summary();
+
+    Verdict wrong_later;
+    check_the_last_further_call(out, a, verify_against_a, wrong_later);
+    EXPECT_FALSE(wrong_later.ok);
+    EXPECT_EQ(wrong_later.headline().rfind("right on the first launch, wrong on the third at the same size: 100 of "
+                                           "1000 wrong",
+                                           0),
+              0u)
+        << wrong_later.headline();
+    EXPECT_NE(wrong_later.hint.find("keep something from one launch to the next"), std::string::npos);
+
+    Verdict already_wrong;
+    already_wrong.ok = false, already_wrong.wrong = 5;
+    check_the_last_further_call(out, a, verify_against_a, already_wrong);
+    EXPECT_EQ(already_wrong.wrong, 5);
+    EXPECT_TRUE(already_wrong.wrong_on.empty());
+}
+
+// make run's check after the timed launches: a kernel right at first and wrong after them gets a FAIL line that
+// says so, with the hint about state kept from one launch to the next.
+TEST_F(Harness, AnAnswerWrongAfterTheTimedRunsSaysSo) {
+    Verdict right;
+    EXPECT_FALSE(report_wrong_after_timing(right, "64x64").has_value());
+    Verdict wrong;
+    wrong.ok = false, wrong.wrong = 4096, wrong.checked = 4096;
+    testing::internal::CaptureStdout();
+    const std::optional<int> code = report_wrong_after_timing(wrong, "64x64");
+    const std::string printed = testing::internal::GetCapturedStdout();
+    ASSERT_TRUE(code.has_value());
+    EXPECT_EQ(*code, kExitWrongAnswer);
+    EXPECT_EQ(printed.rfind("FAIL: after the timed runs at 64x64: 4096 of 4096 wrong", 0), 0u) << printed;
+    EXPECT_NE(printed.find("right on its first launch, wrong after the timed ones"), std::string::npos) << printed;
 }
