@@ -385,8 +385,9 @@ int run_battery(const BatteryRequest& request) {
     if (has_round_trip) jobs.push_back(round_trip_job(request));
 
     fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}; two more calls at each shape, "
-               "and two at larger sizes after the small ones, which fail a launch that leaves device memory "
-               "allocated on every call or at every new size; "
+               "the last one verified too, and two at larger sizes after the small ones, which fail a launch that "
+               "leaves device memory allocated on every call or at every new size; a failing answer launched once "
+               "more, to see whether it changes; "
                "+N: the matrices start N floats past an aligned address\n",
                request.title, request.shapes.size(),
                has_round_trip ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)",
