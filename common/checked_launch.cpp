@@ -225,4 +225,20 @@ void compare_with_a_second_launch(const std::function<LaunchInfo()>& launch, Gua
     verdict.compare_second_launch(first.data(), second.data(), first.size());
 }
 
+void check_the_calls_after_a_checked_run(const std::function<LaunchInfo()>& launch, GuardedMatrix& out,
+                                         const std::vector<float>& first,
+                                         const std::function<Verdict(const float*)>& verify, const char* function,
+                                         Verdict& verdict) {
+    if (!verdict.ok) {
+        compare_with_a_second_launch(launch, out, first, verdict);
+        return;
+    }
+    const auto launch_on_poison = [&] {
+        out.poison();
+        return launch();
+    };
+    check_calls_leave_no_memory(launch_on_poison, function, verdict);
+    check_the_last_further_call(out, first, verify, verdict);
+}
+
 }  // namespace workshop

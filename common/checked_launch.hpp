@@ -49,8 +49,8 @@ struct LaunchAtSize {
 void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger, const char* function,
                                         Verdict& verdict);
 
-// The further calls above write the same output as the checked run, each poisoned first: the last of them must
-// be right too. Its output (in `out`) is compared with the checked run's (`first`), and only if the bits differ
+// The two further calls at the checked size write the same output as the checked run, each poisoned first
+// (check_the_calls_after_a_checked_run): the last of them must be right too. Its output (in `out`) is compared with the checked run's (`first`), and only if the bits differ
 // verified again (`verify`): a kernel that adds in no fixed order (atomicAdd) may round otherwise and be right.
 // Wrong there is a kernel that keeps something from one launch to the next (a counter in device memory never set
 // back), or races and won the first time: `verdict` gets that answer, named as the third launch's.
@@ -78,6 +78,15 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
 // unusable after it, and a kernel that fails only the second time keeps something from the first.
 void compare_with_a_second_launch(const std::function<LaunchInfo()>& launch, GuardedMatrix& out,
                                   const std::vector<float>& first, Verdict& verdict);
+
+// What follows the checked run at its size, the same for every track: a wrong answer launched once more
+// (compare_with_a_second_launch); a right one called twice more on a poisoned `out`, for leaks
+// (check_calls_leave_no_memory, naming `function`), and the last of those calls verified
+// (check_the_last_further_call). `first` is the checked run's output, `verify` how any output of `out` is judged.
+void check_the_calls_after_a_checked_run(const std::function<LaunchInfo()>& launch, GuardedMatrix& out,
+                                         const std::vector<float>& first,
+                                         const std::function<Verdict(const float*)>& verify, const char* function,
+                                         Verdict& verdict);
 
 // launch_and_wait, keeping what was launched in `info`; on a failure, reports it in `verdict` and returns false
 // (the output is then not worth checking).

@@ -81,18 +81,13 @@ CheckResult MatmulProblem::run_checked() {
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
     std::vector<float> C(d_C_.count());
     d_C_.download(C.data());
-    result.verdict = verify_matmul_result(in_.A.data(), in_.B.data(), C.data(), M_, N_, K_);
+    const auto verify = [&](const float* output) {
+        return verify_matmul_result(in_.A.data(), in_.B.data(), output, M_, N_, K_);
+    };
+    result.verdict = verify(C.data());
     result.verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
                                                               d_B_.words_changed_since_upload(in_.B.data()));
-    compare_with_a_second_launch([&] { return launch(); }, d_C_, C, result.verdict);
-    const auto launch_on_poison = [&] {
-        d_C_.poison();
-        return launch();
-    };
-    if (result.verdict.ok) check_calls_leave_no_memory(launch_on_poison, "matmul_on_device", result.verdict);
-    check_the_last_further_call(
-        d_C_, C, [&](const float* last) { return verify_matmul_result(in_.A.data(), in_.B.data(), last, M_, N_, K_); },
-        result.verdict);
+    check_the_calls_after_a_checked_run([&] { return launch(); }, d_C_, C, verify, "matmul_on_device", result.verdict);
     if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     return result;
 }

@@ -186,20 +186,17 @@ std::string SanitizerFinding::sentence() const {
              "each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost"},
             {registered_ranges, registered_bytes, "registered host range",
              "each cudaHostRegister needs its cudaHostUnregister"}};
-        std::vector<std::string> parts, remedies;
+        std::string listed, remedy;
         for (const Kind& k : kinds) {
             if (k.count == 0) continue;
-            parts.push_back(fmt::format("{} {}{} ({} bytes)", k.count, k.name, k.count == 1 ? "" : "s", k.bytes));
-            remedies.push_back(k.remedy);
+            listed += fmt::format("{}{} {}{} ({} bytes)", listed.empty() ? "" : " and ", k.count, k.name,
+                                  k.count == 1 ? "" : "s", k.bytes);
+            remedy += fmt::format("{}{}", remedy.empty() ? "" : ", ", k.remedy);
         }
         const bool freed_kinds = device + pinned_allocations > 0;
         const char* never = registered_ranges == 0 ? "never freed"
                             : freed_kinds          ? "never freed or unregistered"
                                                    : "never unregistered";
-        std::string listed;
-        for (size_t i = 0; i < parts.size(); ++i) listed += (i == 0 ? "" : " and ") + parts[i];
-        std::string remedy;
-        for (size_t i = 0; i < remedies.size(); ++i) remedy += (i == 0 ? "" : ", ") + remedies[i];
         return fmt::format("leak: {} {}; {}", listed, never, remedy);
     }
     if (divergent_barrier)

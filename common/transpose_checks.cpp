@@ -38,17 +38,11 @@ CheckResult TransposeProblem::run_checked() {
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
     std::vector<float> out(in_.size());
     d_out_.download(out.data());
-    result.verdict = verify_transpose(in_.data(), out.data(), rows_, cols_);
+    const auto verify = [&](const float* output) { return verify_transpose(in_.data(), output, rows_, cols_); };
+    result.verdict = verify(out.data());
     result.verdict.add_guard_report(d_out_.outside_writes(), d_in_.words_changed_since_upload(in_.data()));
-    compare_with_a_second_launch([&] { return launch(); }, d_out_, out, result.verdict);
-    const auto launch_on_poison = [&] {
-        d_out_.poison();
-        return launch();
-    };
-    if (result.verdict.ok) check_calls_leave_no_memory(launch_on_poison, "transpose_on_device", result.verdict);
-    check_the_last_further_call(
-        d_out_, out, [&](const float* last) { return verify_transpose(in_.data(), last, rows_, cols_); },
-        result.verdict);
+    check_the_calls_after_a_checked_run([&] { return launch(); }, d_out_, out, verify, "transpose_on_device",
+                                        result.verdict);
     if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     return result;
 }
