@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -50,9 +52,31 @@ cudaError_t freed(Ledger& l, cudaError_t result, const void* pointer) {
     return result;
 }
 
+size_t array_bytes(const cudaChannelFormatDesc* desc, size_t width, size_t height, size_t depth) {
+    if (!desc) return 0;
+    const size_t bits_per_texel = static_cast<size_t>(desc->x) + desc->y + desc->z + desc->w;
+    return bits_per_texel / 8 * width * std::max<size_t>(height, 1) * std::max<size_t>(depth, 1);
+}
+
+std::atomic<int> resets{0};
+
+void forget(Ledger& l) {
+    const std::lock_guard<std::mutex> lock(l.mutex);
+    l.sizes.clear();
+    l.bytes = 0;
+}
+
 Allocations held(Ledger& l) {
     const std::lock_guard<std::mutex> lock(l.mutex);
     return {static_cast<int64_t>(l.sizes.size()), l.bytes};
+}
+
+// Everything counted is gone with the context: a ledger that kept it would report it as leaked.
+void device_was_reset() {
+    forget(device_ledger());
+    forget(pinned_host_ledger());
+    forget(registered_host_ledger());
+    ++resets;
 }
 
 }  // namespace
@@ -60,6 +84,7 @@ Allocations held(Ledger& l) {
 Allocations device_allocations_held() { return held(device_ledger()); }
 Allocations pinned_host_allocations_held() { return held(pinned_host_ledger()); }
 Allocations host_registrations_held() { return held(registered_host_ledger()); }
+int device_resets() { return resets.load(); }
 
 }  // namespace workshop
 
@@ -71,13 +96,19 @@ cudaError_t __real_cudaMallocPitch(void** pointer, size_t* pitch, size_t width, 
 cudaError_t __real_cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream);
 cudaError_t __real_cudaMallocFromPoolAsync(void** pointer, size_t bytes, cudaMemPool_t pool, cudaStream_t stream);
 cudaError_t __real_cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent);
+cudaError_t __real_cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height,
+                                   unsigned int flags);
+cudaError_t __real_cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent,
+                                     unsigned int flags);
 cudaError_t __real_cudaFree(void* pointer);
+cudaError_t __real_cudaFreeArray(cudaArray_t array);
 cudaError_t __real_cudaFreeAsync(void* pointer, cudaStream_t stream);
 cudaError_t __real_cudaMallocHost(void** pointer, size_t bytes);
 cudaError_t __real_cudaHostAlloc(void** pointer, size_t bytes, unsigned int flags);
 cudaError_t __real_cudaFreeHost(void* pointer);
 cudaError_t __real_cudaHostRegister(void* pointer, size_t bytes, unsigned int flags);
 cudaError_t __real_cudaHostUnregister(void* pointer);
+cudaError_t __real_cudaDeviceReset();
 
 cudaError_t __wrap_cudaMalloc(void** pointer, size_t bytes) {
     return workshop::allocated(workshop::device_ledger(), __real_cudaMalloc(pointer, bytes), pointer, bytes);
@@ -106,6 +137,23 @@ cudaError_t __wrap_cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent) {
     return workshop::allocated(workshop::device_ledger(), result, &pitched->ptr,
                                pitched->pitch * extent.height * extent.depth);
 }
+// A CUDA array (what a texture object may read from) is counted with its texels' bytes as asked for; its layout
+// in memory is the driver's and unknown here. A height or depth of 0 means the array has fewer dimensions.
+cudaError_t __wrap_cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height,
+                                   unsigned int flags) {
+    const cudaError_t result = __real_cudaMallocArray(array, desc, width, height, flags);
+    return workshop::allocated(workshop::device_ledger(), result, reinterpret_cast<void**>(array),
+                               workshop::array_bytes(desc, width, height, 0));
+}
+cudaError_t __wrap_cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent,
+                                     unsigned int flags) {
+    const cudaError_t result = __real_cudaMalloc3DArray(array, desc, extent, flags);
+    return workshop::allocated(workshop::device_ledger(), result, reinterpret_cast<void**>(array),
+                               workshop::array_bytes(desc, extent.width, extent.height, extent.depth));
+}
+cudaError_t __wrap_cudaFreeArray(cudaArray_t array) {
+    return workshop::freed(workshop::device_ledger(), __real_cudaFreeArray(array), array);
+}
 cudaError_t __wrap_cudaFree(void* pointer) {
     return workshop::freed(workshop::device_ledger(), __real_cudaFree(pointer), pointer);
 }
@@ -130,5 +178,10 @@ cudaError_t __wrap_cudaHostRegister(void* pointer, size_t bytes, unsigned int fl
 }
 cudaError_t __wrap_cudaHostUnregister(void* pointer) {
     return workshop::freed(workshop::registered_host_ledger(), __real_cudaHostUnregister(pointer), pointer);
+}
+cudaError_t __wrap_cudaDeviceReset() {
+    const cudaError_t result = __real_cudaDeviceReset();
+    workshop::device_was_reset();
+    return result;
 }
 }

@@ -1,6 +1,7 @@
 // The memory the program holds, counted at every allocation and free, in three ledgers. Device memory: every call
 // of cudaMalloc, cudaMallocManaged, cudaMallocPitch, cudaMalloc3D, cudaMallocAsync and cudaMallocFromPoolAsync,
-// less cudaFree and cudaFreeAsync. Pinned host memory: cudaMallocHost and cudaHostAlloc, less cudaFreeHost. Host
+// less cudaFree and cudaFreeAsync, and the CUDA arrays of cudaMallocArray and cudaMalloc3DArray, less
+// cudaFreeArray. Pinned host memory: cudaMallocHost and cudaHostAlloc, less cudaFreeHost. Host
 // memory that the program's own allocator gave and cudaHostRegister pinned in place, less cudaHostUnregister. The
 // link step sends these calls through the ledgers first (the linker's --wrap, set in CMakeLists.txt): the
 // student's calls as much as the harness's, with nothing to change in a step file. The checks compare the counts
@@ -20,5 +21,10 @@ struct Allocations {
 Allocations device_allocations_held();
 Allocations pinned_host_allocations_held();
 Allocations host_registrations_held();
+
+// The program's calls of cudaDeviceReset so far. A reset destroys the device's context: every allocation, stream
+// and pinned buffer of the program, the caller's as much as the function's own. The ledgers are emptied with it,
+// and the checks compare this count before and after a step's function to tell that it reset the device.
+int device_resets();
 
 }  // namespace workshop

@@ -361,6 +361,12 @@ std::string unsteady_answers_hint(size_t unsteady, size_t failing) {
                    "read before it is set, or a race, rather than a wrong size (the shapes that pass may pass by luck)";
 }
 
+std::string non_blocking_stream_hint() {
+    return "the program made a stream with cudaStreamNonBlocking, which the checks' work on the default stream "
+           "never waits for: launch the kernel on the default stream first (which shapes pass is the race's luck "
+           "until then)";
+}
+
 std::string byte_count_hint(bool battery_passed) {
     if (!battery_passed) return {};
     return "only the round trip with matrices of more than 2^31 bytes fails: is a byte count kept in an int (or "
@@ -491,7 +497,14 @@ int run_battery(const BatteryRequest& request) {
             return failed(o) && o.headline.find(kChangedByRelaunch) != std::string::npos &&
                    o.headline.find(kNeverWrittenEither) == std::string::npos;
         });
-        if (unsteady)
+        const bool stream_made = std::any_of(shapes.begin(), shapes.end(), [&](const ShapeOutcome& o) {
+            return failed(o) && std::any_of(o.details.begin(), o.details.end(), [](const std::string& line) {
+                       return line.find(kNonBlockingStreamMade) != std::string::npos;
+                   });
+        });
+        if (stream_made)  // which shapes pass is then the race's luck, and no pattern to read
+            reasons.push_back(non_blocking_stream_hint());
+        else if (unsteady)
             reasons.push_back(unsteady_answers_hint(unsteady, failing));
         else if (!not_run)
             for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})

@@ -90,6 +90,11 @@ std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std:
 // as a pattern: a value read before it is set passes or fails a shape by chance. This one takes their place.
 std::string unsteady_answers_hint(size_t unsteady, size_t failing);
 
+// The clause for make check's FAIL line when a failing shape's program made a stream with cudaStreamNonBlocking
+// (its details carry kNonBlockingStreamMade): the checks' poison and launches race that stream, so which shapes
+// pass is luck, and this takes the place of the three hints above.
+std::string non_blocking_stream_hint();
+
 // A clause for make check's FAIL line when step 1's round trip with matrices of more than 2^31 bytes fails, or
 // empty: when every shape of the battery passes, a byte count most likely lives in an int.
 std::string byte_count_hint(bool battery_passed);

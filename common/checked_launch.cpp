@@ -14,6 +14,7 @@ namespace workshop {
 
 LaunchOutcome launch_and_wait(const std::function<LaunchInfo()>& launch) {
     LaunchOutcome outcome;
+    const int resets_before = device_resets();
     {
         const LaunchFailureCapture capture;
         outcome.info = launch();
@@ -21,6 +22,8 @@ LaunchOutcome launch_and_wait(const std::function<LaunchInfo()>& launch) {
         outcome.file = capture.file();
         outcome.line = capture.line();
     }
+    outcome.reset_the_device = device_resets() != resets_before;
+    if (outcome.reset_the_device) return outcome;
     // A step that does not check its own launch: the error is still pending here.
     if (outcome.error == cudaSuccess) outcome.error = cudaGetLastError();
     outcome.at_launch = outcome.error != cudaSuccess;
@@ -75,9 +78,19 @@ std::string hint_for(const LaunchOutcome& o) {
     }
 }
 
+// A reset in the step's code, said the same way for every function.
+void report_device_reset(const std::string& who, Verdict& verdict) {
+    verdict.set_failure(fmt::format("{} called cudaDeviceReset, which destroys every buffer and stream of the "
+                                    "program, the caller's as well as its own",
+                                    who),
+                        "Free only what the function allocated (cudaFree) and leave the reset out: the caller may "
+                        "still need the GPU. A program that wants a reset makes it once, at the end of main");
+}
+
 }  // namespace
 
 void report_launch_failure(const LaunchOutcome& o, Verdict& verdict) {
+    if (o.reset_the_device) return report_device_reset("the launch", verdict);
     std::string what = fmt::format("{}: {} ({})", o.at_launch ? "the launch failed" : "the kernel failed while running",
                                    cudaGetErrorName(o.error), cudaGetErrorString(o.error));
     if (o.info.kernel) what += fmt::format(", grid {} x block {}", dims(o.info.grid), dims(o.info.block));
@@ -122,8 +135,8 @@ void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, cons
     if (const auto left = left_by_every_call(call, device_allocations_held))
         verdict.set_leak(leak_line(function, "device memory", *left),
                          "Free what the launch allocates before it returns (cudaFree waits for the kernel to "
-                         "finish), or allocate it once and keep it for the next call, in a static pointer as step "
-                         "5's matmul solution keeps its buffer");
+                         "finish; a CUDA array needs cudaFreeArray), or allocate it once and keep it for the next "
+                         "call, in a static pointer as step 5's matmul solution keeps its buffer");
 }
 
 int side_for_the_growth_check(int side, int call) {
@@ -137,9 +150,12 @@ void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger,
         Verdict at_this_size;
         LaunchInfo ignored;
         if (launch_and_record(larger[i].launch, ignored, at_this_size)) return true;
+        // Right at this shape, so the usual hint (a bounds test; make sanitize names the line) points the wrong way.
         verdict.set_failure(fmt::format("at {}, a larger size that the leak check calls {} with: {}", larger[i].label,
                                         function, at_this_size.failure),
-                            at_this_size.hint);
+                            "Right at this shape, wrong at a larger one called after it: does the launch keep "
+                            "something from an earlier call that a larger call outgrows (a buffer allocated on the "
+                            "first call and never grown)? make sanitize makes no such calls");
         return false;
     };
     const auto left = left_by_every_call(call, device_allocations_held);
@@ -157,7 +173,13 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
                          const char* function) {
     constexpr int64_t kMostBytesToTakeAgain = int64_t{1} << 30;
     const Allocations before = pinned_host_allocations_held(), registered_before = host_registrations_held();
+    const int resets_before = device_resets();
     round_trip();
+    if (device_resets() != resets_before) {
+        Verdict reset;
+        report_device_reset("it", reset);  // said after the function's name
+        return reset;
+    }
     Verdict verdict = verify();
     const Allocations now = pinned_host_allocations_held(), registered = host_registrations_held();
     if (verdict.ok && registered.count > registered_before.count) {

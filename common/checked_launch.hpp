@@ -19,12 +19,13 @@ struct LaunchOutcome {
     bool at_launch = false;  // the launch itself was refused (else the kernel failed while running)
     const char* file = "";   // where the step checked the launch, when it did
     int line = 0;
-    bool ok() const { return error == cudaSuccess; }
+    bool reset_the_device = false;  // the launch called cudaDeviceReset: nothing it launched is left
+    bool ok() const { return error == cudaSuccess && !reset_the_device; }
 };
 
 // Calls `launch` (which calls the step's *_on_device) and waits for the kernel. After a fault the CUDA
 // context is unusable: the caller must not touch the device again (the battery runs each shape in a process
-// of its own for this reason).
+// of its own for this reason). Nor after a launch that reset the device: its buffers are gone.
 LaunchOutcome launch_and_wait(const std::function<LaunchInfo()>& launch);
 
 // Marks `verdict` failed with what the outcome says, and a hint at the usual cause.
@@ -69,7 +70,8 @@ int side_for_the_growth_check(int side, int call);
 // Only when the checked trip left pinned allocations are two more trips made (and only for up to 1 GiB left: past
 // that the small shapes have already shown a trip that leaks), and if each leaves more, the verdict gets the leak,
 // naming `function`. Host memory that the trip registered (cudaHostRegister) and did not unregister fails at once:
-// it can only be the caller's buffers or the function's own, and neither may stay registered.
+// it can only be the caller's buffers or the function's own, and neither may stay registered. A trip that calls
+// cudaDeviceReset fails before anything else: it destroyed the caller's buffers with its own (allocations.hpp).
 Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
                          const char* function);
 

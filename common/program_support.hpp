@@ -8,6 +8,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "allocations.hpp"
@@ -65,6 +66,20 @@ std::string non_blocking_stream_note();
 // PASS, SKIP or FAIL: <what went wrong>, then the hint and anything else found) and returns the exit code.
 // `what` names the function judged in step 1, where there are two ("transpose_from_host: ").
 int report_shape(const Verdict& v, const std::string& what = "");
+
+// What make run checked: each verdict with what it judged ("" for the kernel; the round trip in step 1), as
+// report_shape's `what`.
+using RunChecks = std::vector<std::pair<Verdict, std::string>>;
+
+// The first of `checks` that failed; nullptr when every one passed.
+const RunChecks::value_type* first_failure(const RunChecks& checks);
+
+// A check's line among the table's details: PASS, or where its FAIL is said in full (under the table).
+std::string pass_or_fail_below(const Verdict& v);
+
+// make run's verdict, under its table, for each check that failed: the same FAIL line, hint and notes as make
+// check gives, last on the screen (nothing where everything passed, and nothing in the CSV and JSON forms).
+void print_failures_under_the_table(const Options& o, const RunChecks& checks);
 
 // --check-shape's report from the kernel's check and, where the step has one (step 1), the check of the round
 // trip through host memory, `round_trip` (else empty). Step 1's starting point launches no kernel yet: then

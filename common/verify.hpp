@@ -60,6 +60,8 @@ struct Verdict {
 // either, what it adds; the battery reads both.
 constexpr const char* kChangedByRelaunch = "in a second launch on the same inputs";
 constexpr const char* kNeverWrittenEither = "were never written";
+// How a FAIL of a program that made a stream with cudaStreamNonBlocking begins its note; the battery reads it too.
+constexpr const char* kNonBlockingStreamMade = "this program made a stream with cudaStreamNonBlocking";
 
 // `out` (cols x rows, row-major) against the transpose of `in` (rows x cols, row-major), bit for bit.
 Verdict verify_transpose(const float* in, const float* out, int rows, int cols);

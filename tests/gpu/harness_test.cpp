@@ -217,16 +217,24 @@ TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
     ASSERT_EQ(cudaMallocAsync(&pooled, 700, pool, nullptr), cudaSuccess);  // cuda_runtime.h: cudaMallocFromPoolAsync
     cudaPitchedPtr cube{};
     ASSERT_EQ(cudaMalloc3D(&cube, make_cudaExtent(100, 3, 2)), cudaSuccess);
+    // CUDA arrays, as a texture object reads them: counted by their texels, 4 bytes each here.
+    const cudaChannelFormatDesc texel = cudaCreateChannelDesc<float>();
+    cudaArray_t flat = nullptr, layered = nullptr;
+    ASSERT_EQ(cudaMallocArray(&flat, &texel, 100, 7), cudaSuccess);
+    ASSERT_EQ(cudaMalloc3DArray(&layered, &texel, make_cudaExtent(10, 3, 2)), cudaSuccess);
     Allocations now = device_allocations_held();
-    EXPECT_EQ(now.count - start.count, 6);
-    EXPECT_EQ(now.bytes - start.bytes, static_cast<int64_t>(1000 + 3000 + pitch * 7 + 5000 + 700 + cube.pitch * 3 * 2));
+    EXPECT_EQ(now.count - start.count, 8);
+    EXPECT_EQ(now.bytes - start.bytes, static_cast<int64_t>(1000 + 3000 + pitch * 7 + 5000 + 700 + cube.pitch * 3 * 2 +
+                                                            4 * 100 * 7 + 4 * 10 * 3 * 2));
 
     void* too_big = nullptr;
     EXPECT_NE(cudaMalloc(&too_big, size_t{1} << 62), cudaSuccess);
     (void)cudaGetLastError();
     EXPECT_EQ(cudaFree(nullptr), cudaSuccess);
-    EXPECT_EQ(device_allocations_held().count - start.count, 6);
+    EXPECT_EQ(device_allocations_held().count - start.count, 8);
 
+    ASSERT_EQ(cudaFreeArray(flat), cudaSuccess);
+    ASSERT_EQ(cudaFreeArray(layered), cudaSuccess);
     ASSERT_EQ(cudaFree(cube.ptr), cudaSuccess);
     ASSERT_EQ(cudaFreeAsync(pooled, nullptr), cudaSuccess);
     ASSERT_EQ(cudaFree(plain), cudaSuccess);
@@ -237,6 +245,42 @@ TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
     now = device_allocations_held();
     EXPECT_EQ(now.count, start.count);
     EXPECT_EQ(now.bytes, start.bytes);
+}
+
+// A step function that resets the device: the reset is the verdict, named, for a launch and for step 1's round
+// trip alike, and the ledgers forget what the reset destroyed (else they would show it as leaked).
+TEST_F(Harness, AResetOfTheDeviceIsNamed) {
+    void* destroyed_by_the_reset = nullptr;
+    ASSERT_EQ(cudaMalloc(&destroyed_by_the_reset, 1000), cudaSuccess);
+    Verdict launch_reset;
+    LaunchInfo info;
+    EXPECT_FALSE(launch_and_record(
+        [] {
+            EXPECT_EQ(cudaDeviceReset(), cudaSuccess);
+            return LaunchInfo{};
+        },
+        info, launch_reset));
+    EXPECT_EQ(launch_reset.headline(),
+              "the launch called cudaDeviceReset, which destroys every buffer and stream of the program, the "
+              "caller's as well as its own");
+    EXPECT_NE(launch_reset.hint.find("leave the reset out"), std::string::npos) << launch_reset.hint;
+    EXPECT_EQ(device_allocations_held().count, 0);
+
+    bool verified = false;
+    const Verdict round_trip_reset = check_round_trip([] { EXPECT_EQ(cudaDeviceReset(), cudaSuccess); },
+                                                      [&] {
+                                                          verified = true;
+                                                          return Verdict{};
+                                                      },
+                                                      "resets_at_the_end");
+    EXPECT_FALSE(round_trip_reset.ok);
+    EXPECT_EQ(round_trip_reset.headline().rfind("it called cudaDeviceReset, which destroys ", 0), 0u)
+        << round_trip_reset.headline();
+    EXPECT_FALSE(verified);  // nothing the function left can be trusted
+
+    // No reset, no failure: the count is compared, not merely read.
+    Verdict no_reset;
+    EXPECT_TRUE(launch_and_record([] { return LaunchInfo{}; }, info, no_reset)) << no_reset.summary();
 }
 
 // The second ledger: pinned host memory, from either call and through cuda_runtime.h's typed template, which
@@ -460,6 +504,9 @@ TEST_F(Harness, BuffersGrownWithoutFreeingTheOldAreALeak) {
                                     0),
               0u)
         << refused.failure;
+    // Right at the checked size, so the hint is about what an earlier call left, not about a bounds test.
+    EXPECT_NE(refused.hint.find("a buffer allocated on the first call and never grown"), std::string::npos)
+        << refused.hint;
 
     EXPECT_EQ(side_for_the_growth_check(1, 1), 135);
     EXPECT_EQ(side_for_the_growth_check(1, 2), 263);
