@@ -31,10 +31,13 @@ std::string describe_outside(const OutsideWrites& o) {
 
 std::string Verdict::headline() const {
     if (!failure.empty()) return failure;
-    if (outside.any()) return describe_outside(outside);
-    if (input_words_changed) return fmt::format("changed the input: {} words of it (or around it) differ after the run", input_words_changed);
+    const std::string when = wrong_on.empty() ? "" : wrong_on + ": ";  // a launch after the first, or elsewhere
+    if (outside.any()) return when + describe_outside(outside);
+    if (input_words_changed)
+        return when + fmt::format("changed the input: {} words of it (or around it) differ after the run",
+                                  input_words_changed);
     if (!leak.empty()) return leak;
-    if (!wrong_on.empty()) return wrong_on + ": " + describe_wrong(*this);
+    if (!wrong_on.empty()) return when + describe_wrong(*this);
     if (changed_by_relaunch)
         return fmt::format("{}; {} element{} {}{}", describe_wrong(*this), changed_by_relaunch,
                            changed_by_relaunch == 1 ? " differs" : "s differ", kChangedByRelaunch,

@@ -34,6 +34,7 @@ struct Verdict {
     std::string leak;               // memory that further calls of the step's function left allocated
     int64_t changed_by_relaunch = 0;  // elements a second launch on the same inputs left different
     std::string wrong_on;             // "right on the first launch, wrong on the third": a later launch was wrong
+                                      // (or wrote outside its output), and the headline says which
 
     // What went wrong, in one phrase: the failure, else writes outside the output, else a changed input, else a
     // leak, else the wrong elements.

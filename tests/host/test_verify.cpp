@@ -233,6 +233,20 @@ TEST(Verdict, AChangedInputFails) {
     EXPECT_NE(v.headline().find("changed the input: 3 words"), std::string::npos) << v.headline();
 }
 
+// A later launch (or one at another size) that writes outside the output or changes the input: the headline says
+// which launch, as it does for wrong elements.
+TEST(Verdict, WhichLaunchWasWrongComesFirstForEveryKindOfWrong) {
+    const TransposeCase t(8, 8);
+    Verdict outside = t.verify(), input = t.verify();
+    outside.wrong_on = input.wrong_on = "right on the first launch, wrong on the third at the same size";
+    outside.add_guard_report({0, 4}, 0);
+    input.add_guard_report({}, 3);
+    EXPECT_EQ(outside.headline(), "right on the first launch, wrong on the third at the same size: wrote outside the "
+                                  "output: 4 words after its end were changed");
+    EXPECT_EQ(input.headline(), "right on the first launch, wrong on the third at the same size: changed the input: 3 "
+                                "words of it (or around it) differ after the run");
+}
+
 TEST(Verdict, CleanGuardsChangeNothing) {
     const TransposeCase t(8, 8);
     Verdict v = t.verify();
