@@ -146,38 +146,27 @@ int side_for_the_growth_check(int side, int call) {
 
 void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger, const char* function,
                                         Verdict& verdict) {
-    // Right at this shape, so the usual hints (a bounds test; make sanitize names the line) point the wrong way.
-    const std::string outgrown = "Right at this shape, wrong at a larger one called after it: does the launch keep "
-                                 "something from an earlier call that a larger call outgrows (a buffer allocated on "
-                                 "the first call and never grown)? make sanitize makes no such calls";
-    const auto at_larger_size = [&](const LaunchAtSize& at) {
-        return fmt::format("at {}, a larger size that the leak check calls {} with", at.label, function);
-    };
     const auto call = [&](int i) {
         Verdict at_this_size;
         LaunchInfo ignored;
         if (launch_and_record(larger[i].launch, ignored, at_this_size)) return true;
-        verdict.set_failure(at_larger_size(larger[i]) + ": " + at_this_size.failure, outgrown);
+        // Right at this shape, so the usual hint (a bounds test; make sanitize names the line) points the wrong way.
+        verdict.set_failure(fmt::format("at {}, a larger size that the leak check calls {} with: {}", larger[i].label,
+                                        function, at_this_size.failure),
+                            "Right at this shape, wrong at a larger one called after it: does the launch keep "
+                            "something from an earlier call that a larger call outgrows (a buffer allocated on the "
+                            "first call and never grown)? make sanitize makes no such calls");
         return false;
     };
     const auto left = left_by_every_call(call, device_allocations_held);
-    if (!verdict.ok) return;  // a call failed, and said so
-    if (left) {
-        verdict.set_leak(fmt::format("leak: every call of {} at a larger size leaves device memory allocated: calls "
-                                     "at {} and {} left {} allocation{} ({} bytes) that nothing freed",
-                                     function, larger[0].label, larger[1].label, left->count,
-                                     left->count == 1 ? "" : "s", left->bytes),
-                         "A buffer kept from one call to the next and replaced by a larger one needs the old one "
-                         "freed first (cudaFree, then cudaMalloc), as step 5's matmul solution does in "
-                         "scratch_buffer: otherwise every new largest size leaves one behind");
-        return;
-    }
-    if (!larger.back().verify) return;
-    Verdict answer = larger.back().verify();
-    if (answer.ok) return;
-    answer.wrong_on = "right at this size, wrong " + at_larger_size(larger.back());
-    answer.hint = outgrown;
-    verdict = answer;
+    if (!left) return;
+    verdict.set_leak(
+        fmt::format("leak: every call of {} at a larger size leaves device memory allocated: calls at {} and {} left "
+                    "{} allocation{} ({} bytes) that nothing freed",
+                    function, larger[0].label, larger[1].label, left->count, left->count == 1 ? "" : "s", left->bytes),
+        "A buffer kept from one call to the next and replaced by a larger one needs the old one freed first "
+        "(cudaFree, then cudaMalloc), as step 5's matmul solution does in scratch_buffer: otherwise every new "
+        "largest size leaves one behind");
 }
 
 Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,

@@ -42,13 +42,10 @@ void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, cons
 // forgets to free the old buffer leaks once per new largest size, never at the same size twice, so the check
 // above passes it. After that check, calls at two sizes, each larger than the one before (`larger`, in that
 // order): if each leaves one more device allocation held, `verdict` gets the leak. A launch that fails there is
-// reported with its size. Then the answer of the last one is verified (its `verify`): a buffer kept from an earlier
-// call and never grown may fault there, or quietly give a wrong answer, at a size no other check reaches after a
-// smaller one.
+// reported with its size.
 struct LaunchAtSize {
     std::string label;  // "203x179"
     std::function<LaunchInfo()> launch;
-    std::function<Verdict()> verify;  // the answer that launch left; none: not verified
 };
 void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger, const char* function,
                                         Verdict& verdict);

@@ -70,32 +70,23 @@ void MatmulProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
                              side_for_the_growth_check(K_, call), seed, setup_);
     };
     MatmulProblem first = larger(1, 1), second = larger(2, 2);
-    second.d_C_.poison();
-    std::vector<float> C;
-    check_larger_calls_leave_no_memory({{first.label(), [&] { return first.launch(); }, {}},
-                                        {second.label(), [&] { return second.launch(); },
-                                         [&] { return second.verdict_on_the_output(C); }}},
+    check_larger_calls_leave_no_memory({{first.label(), [&] { return first.launch(); }},
+                                        {second.label(), [&] { return second.launch(); }}},
                                        "matmul_on_device", verdict);
-}
-
-Verdict MatmulProblem::verdict_on_the_output(std::vector<float>& C) const {
-    C.resize(d_C_.count());
-    d_C_.download(C.data());
-    Verdict verdict = verify_matmul_result(in_.A.data(), in_.B.data(), C.data(), M_, N_, K_);
-    verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
-                                                        d_B_.words_changed_since_upload(in_.B.data()));
-    return verdict;
 }
 
 CheckResult MatmulProblem::run_checked() {
     d_C_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
-    std::vector<float> C;
-    result.verdict = verdict_on_the_output(C);
+    std::vector<float> C(d_C_.count());
+    d_C_.download(C.data());
     const auto verify = [&](const float* output) {
         return verify_matmul_result(in_.A.data(), in_.B.data(), output, M_, N_, K_);
     };
+    result.verdict = verify(C.data());
+    result.verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
+                                                              d_B_.words_changed_since_upload(in_.B.data()));
     check_the_calls_after_a_checked_run([&] { return launch(); }, d_C_, C, verify, "matmul_on_device", result.verdict);
     if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     return result;

@@ -36,8 +36,6 @@ public:
 
 private:
     void check_calls_at_larger_sizes(Verdict& verdict) const;
-    // The output as the last launch left it (into `out`), verified, with its guards and the input's words.
-    Verdict verdict_on_the_output(std::vector<float>& out) const;
 
     int rows_, cols_;
     CheckSetup setup_;
@@ -73,8 +71,6 @@ public:
 
 private:
     void check_calls_at_larger_sizes(Verdict& verdict) const;
-    // C as the last launch left it (into `C`), verified, with its guards and the words of A and B.
-    Verdict verdict_on_the_output(std::vector<float>& C) const;
 
     int M_, N_, K_;
     CheckSetup setup_;

@@ -27,29 +27,20 @@ void TransposeProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
     if (!setup_.guards || 2 * size_t(rows2) * size_t(cols2) > kMostFloatsForTheGrowthCheck) return;
     TransposeProblem first(side_for_the_growth_check(rows_, 1), side_for_the_growth_check(cols_, 1), 1, setup_);
     TransposeProblem second(rows2, cols2, 2, setup_);
-    second.d_out_.poison();
-    std::vector<float> out;
-    check_larger_calls_leave_no_memory({{first.label(), [&] { return first.launch(); }, {}},
-                                        {second.label(), [&] { return second.launch(); },
-                                         [&] { return second.verdict_on_the_output(out); }}},
+    check_larger_calls_leave_no_memory({{first.label(), [&] { return first.launch(); }},
+                                        {second.label(), [&] { return second.launch(); }}},
                                        "transpose_on_device", verdict);
-}
-
-Verdict TransposeProblem::verdict_on_the_output(std::vector<float>& out) const {
-    out.resize(in_.size());
-    d_out_.download(out.data());
-    Verdict verdict = verify_transpose(in_.data(), out.data(), rows_, cols_);
-    verdict.add_guard_report(d_out_.outside_writes(), d_in_.words_changed_since_upload(in_.data()));
-    return verdict;
 }
 
 CheckResult TransposeProblem::run_checked() {
     d_out_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
-    std::vector<float> out;
-    result.verdict = verdict_on_the_output(out);
+    std::vector<float> out(in_.size());
+    d_out_.download(out.data());
     const auto verify = [&](const float* output) { return verify_transpose(in_.data(), output, rows_, cols_); };
+    result.verdict = verify(out.data());
+    result.verdict.add_guard_report(d_out_.outside_writes(), d_in_.words_changed_since_upload(in_.data()));
     check_the_calls_after_a_checked_run([&] { return launch(); }, d_out_, out, verify, "transpose_on_device",
                                         result.verdict);
     if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
