@@ -150,12 +150,14 @@ void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger,
         Verdict at_this_size;
         LaunchInfo ignored;
         if (launch_and_record(larger[i].launch, ignored, at_this_size)) return true;
-        // Right at this shape, so the usual hint (a bounds test; make sanitize names the line) points the wrong way.
+        // Right at this shape, so the usual hint (a bounds test; make sanitize names the line) may point the wrong
+        // way.
         verdict.set_failure(fmt::format("at {}, a larger size that the leak check calls {} with: {}", larger[i].label,
                                         function, at_this_size.failure),
-                            "Right at this shape, wrong at a larger one called after it: does the launch keep "
+                            "Right at this shape, failing at a larger one called after it: either the kernel fails "
+                            "at sizes like that one (do the battery's larger shapes fail too?), or the launch keeps "
                             "something from an earlier call that a larger call outgrows (a buffer allocated on the "
-                            "first call and never grown)? make sanitize makes no such calls");
+                            "first call and never grown). make sanitize makes no such calls");
         return false;
     };
     const auto left = left_by_every_call(call, device_allocations_held);
