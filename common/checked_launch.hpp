@@ -51,8 +51,9 @@ void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger,
                                         Verdict& verdict);
 
 // The two further calls at the checked size write the same output as the checked run, each poisoned first
-// (check_the_calls_after_a_checked_run): the last of them must be right too. Its output (in `out`) is compared with the checked run's (`first`), and only if the bits differ
-// verified again (`verify`): a kernel that adds in no fixed order (atomicAdd) may round otherwise and be right.
+// (check_the_calls_after_a_checked_run): the last of them must be right too. Its output (in `out`) is compared
+// with the checked run's (`first`), and only if the bits differ verified again (`verify`): a kernel that adds in
+// no fixed order (atomicAdd) may round otherwise and be right.
 // Wrong there is a kernel that keeps something from one launch to the next (a counter in device memory never set
 // back), or races and won the first time: `verdict` gets that answer, named as the third launch's.
 void check_the_last_further_call(const GuardedMatrix& out, const std::vector<float>& first,
