@@ -1,5 +1,7 @@
 #include "allocations.hpp"
 
+#include "cuda_objects.hpp"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -76,6 +78,7 @@ void device_was_reset() {
     forget(device_ledger());
     forget(pinned_host_ledger());
     forget(registered_host_ledger());
+    forget_cuda_objects();
     ++resets;
 }
 

@@ -91,8 +91,9 @@ std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std:
 std::string unsteady_answers_hint(size_t unsteady, size_t failing);
 
 // The clause for make check's FAIL line when a failing shape's program made a stream with cudaStreamNonBlocking
-// (its details carry kNonBlockingStreamMade): the checks' poison and launches race that stream, so which shapes
-// pass is luck, and this takes the place of the three hints above.
+// (its details carry kNonBlockingStreamMade): the checks' poison waits until a kernel on that stream has run
+// (GuardedMatrix::poison), so every shape fails for the stream and not for a pattern, and this takes the place of
+// the three hints above.
 std::string non_blocking_stream_hint();
 
 // A clause for make check's FAIL line when step 1's round trip with matrices of more than 2^31 bytes fails, or

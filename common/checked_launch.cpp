@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "allocations.hpp"
+#include "cuda_objects.hpp"
 #include "source_path.hpp"
 
 namespace workshop {
@@ -102,41 +103,102 @@ namespace {
 
 constexpr int kMoreCalls = 2;
 
-// Two more calls (`call(0)`, `call(1)`); when each of them leaves more allocations held (as `held` counts them)
-// than before it, what the two left, else nothing. A call that fails ends it with nothing: `call` has reported
-// the failure.
-std::optional<Allocations> left_by_every_call(const std::function<bool(int)>& call, Allocations (*held)()) {
-    const Allocations before = held();
-    Allocations after = before;
-    bool every_call_left_some = true;  // one call that allocates what it then keeps is no leak
-    for (int i = 0; i < kMoreCalls; ++i) {
-        if (!call(i)) return std::nullopt;
-        const Allocations now = held();
-        every_call_left_some &= now.count > after.count;
-        after = now;
-    }
-    if (!every_call_left_some) return std::nullopt;
-    return Allocations{after.count - before.count, after.bytes - before.bytes};
+// One thing a call may take and not give back: memory (said with its bytes) or a CUDA object (said by count).
+struct Keepable {
+    Allocations (*held)();
+    const char* memory;       // "device memory"; nullptr for an object
+    const char* one_object;   // "an event": for an object
+    const char* the_objects;  // "events"
+    const char* hint;
+};
+
+const Keepable kDeviceMemory{device_allocations_held, "device memory", nullptr, nullptr,
+                             "Free what the launch allocates before it returns (cudaFree waits for the kernel to "
+                             "finish; a CUDA array needs cudaFreeArray), or allocate it once and keep it for the next "
+                             "call, in a static pointer as step 5's matmul solution keeps its buffer"};
+const Keepable kPinnedHostMemory{pinned_host_allocations_held, "pinned host memory", nullptr, nullptr,
+                                 "Give each cudaMallocHost or cudaHostAlloc buffer back with cudaFreeHost before the "
+                                 "function returns: pinned memory is taken out of the operating system's pool until "
+                                 "then, and a program that takes more on every call runs the machine out of it"};
+const Keepable kStreams{streams_held, nullptr, "a stream", "streams",
+                        "Destroy the stream with cudaStreamDestroy before the function returns (work queued on it "
+                        "still finishes), or make none: the steps launch on the default stream, which the checks and "
+                        "the timing wait for"};
+const Keepable kEvents{events_held, nullptr, "an event", "events",
+                       "Destroy each event with cudaEventDestroy before the function returns. Events that time the "
+                       "kernel are not needed here: make run times the whole function"};
+const Keepable kTextureObjects{texture_objects_held, nullptr, "a texture object", "texture objects",
+                               "Destroy the texture object with cudaDestroyTextureObject before the function "
+                               "returns, once the kernel that reads it is done: each one left holds a descriptor in "
+                               "the driver for the rest of the program"};
+const Keepable kSurfaceObjects{surface_objects_held, nullptr, "a surface object", "surface objects",
+                               "Destroy the surface object with cudaDestroySurfaceObject before the function "
+                               "returns, once the kernel that writes it is done"};
+
+// What a launch on the device may keep; a round trip's device memory is memcheck's (make check runs it in step 1).
+const std::vector<const Keepable*> kWhatALaunchMayKeep{&kDeviceMemory,  &kPinnedHostMemory, &kStreams,
+                                                       &kEvents,        &kTextureObjects,   &kSurfaceObjects};
+const std::vector<const Keepable*> kWhatARoundTripMayKeep{&kPinnedHostMemory, &kStreams, &kEvents, &kTextureObjects,
+                                                          &kSurfaceObjects};
+
+struct Left {
+    const Keepable* what;
+    Allocations by_the_calls;
+};
+
+std::vector<Allocations> held_now(const std::vector<const Keepable*>& kinds) {
+    std::vector<Allocations> now;
+    for (const Keepable* k : kinds) now.push_back(k->held());
+    return now;
 }
 
-std::string leak_line(const char* function, const char* memory, const Allocations& left) {
-    return fmt::format("leak: every call of {} leaves {} allocated: {} more calls left {} allocation{} ({} bytes) "
-                       "that nothing freed",
-                       function, memory, kMoreCalls, left.count, left.count == 1 ? "" : "s", left.bytes);
+// Two more calls (`call(0)`, `call(1)`); the first of `kinds` of which each call left more held than before it,
+// with what the two left, else nothing. One call that takes what it then keeps is no leak. A call that fails ends
+// it with nothing: `call` has reported the failure.
+std::optional<Left> left_by_every_call(const std::function<bool(int)>& call,
+                                       const std::vector<const Keepable*>& kinds) {
+    const std::vector<Allocations> before = held_now(kinds);
+    std::vector<Allocations> after = before;
+    std::vector<bool> every_call_left_some(kinds.size(), true);
+    for (int i = 0; i < kMoreCalls; ++i) {
+        if (!call(i)) return std::nullopt;
+        const std::vector<Allocations> now = held_now(kinds);
+        for (size_t k = 0; k < kinds.size(); ++k) {
+            if (now[k].count <= after[k].count) every_call_left_some[k] = false;
+        }
+        after = now;
+    }
+    for (size_t k = 0; k < kinds.size(); ++k) {
+        if (every_call_left_some[k])
+            return Left{kinds[k], {after[k].count - before[k].count, after[k].bytes - before[k].bytes}};
+    }
+    return std::nullopt;
+}
+
+void report_leak(const char* function, const Left& left, Verdict& verdict) {
+    const int64_t n = left.by_the_calls.count;
+    const Keepable& k = *left.what;
+    if (k.memory)
+        verdict.set_leak(fmt::format("leak: every call of {} leaves {} allocated: {} more calls left {} allocation{} "
+                                     "({} bytes) that nothing freed",
+                                     function, k.memory, kMoreCalls, n, n == 1 ? "" : "s", left.by_the_calls.bytes),
+                         k.hint);
+    else
+        verdict.set_leak(fmt::format("leak: every call of {} leaves {} behind: {} more calls left {} {} that nothing "
+                                     "destroyed",
+                                     function, k.one_object, kMoreCalls, n, k.the_objects),
+                         k.hint);
 }
 
 }  // namespace
 
-void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict) {
+void check_calls_leave_nothing_behind(const std::function<LaunchInfo()>& launch, const char* function,
+                                      Verdict& verdict) {
     const auto call = [&](int) {
         LaunchInfo ignored;
         return launch_and_record(launch, ignored, verdict);
     };
-    if (const auto left = left_by_every_call(call, device_allocations_held))
-        verdict.set_leak(leak_line(function, "device memory", *left),
-                         "Free what the launch allocates before it returns (cudaFree waits for the kernel to "
-                         "finish; a CUDA array needs cudaFreeArray), or allocate it once and keep it for the next "
-                         "call, in a static pointer as step 5's matmul solution keeps its buffer");
+    if (const auto left = left_by_every_call(call, kWhatALaunchMayKeep)) report_leak(function, *left, verdict);
 }
 
 int side_for_the_growth_check(int side, int call) {
@@ -160,12 +222,13 @@ void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger,
                             "first call and never grown). make sanitize makes no such calls");
         return false;
     };
-    const auto left = left_by_every_call(call, device_allocations_held);
+    const auto left = left_by_every_call(call, {&kDeviceMemory});
     if (!left) return;
+    const Allocations& by = left->by_the_calls;
     verdict.set_leak(
         fmt::format("leak: every call of {} at a larger size leaves device memory allocated: calls at {} and {} left "
                     "{} allocation{} ({} bytes) that nothing freed",
-                    function, larger[0].label, larger[1].label, left->count, left->count == 1 ? "" : "s", left->bytes),
+                    function, larger[0].label, larger[1].label, by.count, by.count == 1 ? "" : "s", by.bytes),
         "A buffer kept from one call to the next and replaced by a larger one needs the old one freed first "
         "(cudaFree, then cudaMalloc), as step 5's matmul solution does in scratch_buffer: otherwise every new "
         "largest size leaves one behind");
@@ -175,6 +238,7 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
                          const char* function) {
     constexpr int64_t kMostBytesToTakeAgain = int64_t{1} << 30;
     const Allocations before = pinned_host_allocations_held(), registered_before = host_registrations_held();
+    const std::vector<Allocations> held_before = held_now(kWhatARoundTripMayKeep);
     const int resets_before = device_resets();
     round_trip();
     if (device_resets() != resets_before) {
@@ -195,16 +259,17 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
                          "in RAM, and registering it again fails");
         return verdict;
     }
-    if (!verdict.ok || now.count <= before.count || now.bytes - before.bytes > kMostBytesToTakeAgain) return verdict;
+    if (!verdict.ok) return verdict;
+    // Two more trips only where the checked one left something: a trip takes seconds at the large shapes.
+    const std::vector<Allocations> held_after = held_now(kWhatARoundTripMayKeep);
+    bool left_some = false;
+    for (size_t k = 0; k < held_after.size(); ++k) left_some |= held_after[k].count > held_before[k].count;
+    if (!left_some || now.bytes - before.bytes > kMostBytesToTakeAgain) return verdict;
     const auto call = [&](int) {
         round_trip();
         return true;
     };
-    if (const auto left = left_by_every_call(call, pinned_host_allocations_held))
-        verdict.set_leak(leak_line(function, "pinned host memory", *left),
-                         "Give each cudaMallocHost or cudaHostAlloc buffer back with cudaFreeHost before the "
-                         "function returns: pinned memory is taken out of the operating system's pool until then, "
-                         "and a program that takes more on every call runs the machine out of it");
+    if (const auto left = left_by_every_call(call, kWhatARoundTripMayKeep)) report_leak(function, *left, verdict);
     return verdict;
 }
 
@@ -261,7 +326,7 @@ void check_the_calls_after_a_checked_run(const std::function<LaunchInfo()>& laun
         out.poison();
         return launch();
     };
-    check_calls_leave_no_memory(launch_on_poison, function, verdict);
+    check_calls_leave_nothing_behind(launch_on_poison, function, verdict);
     check_the_last_further_call(out, first, verify, verdict);
 }
 

@@ -33,16 +33,18 @@ void report_launch_failure(const LaunchOutcome& outcome, Verdict& verdict);
 
 // A launch function may keep device memory from one call to the next (step 5's matmul keeps one buffer for the
 // whole program and grows it), but one that allocates on every call and frees nothing runs a long program out of
-// memory, and no answer shows it. After a checked run, two more calls are made: if each of them leaves more device
-// allocations held than before it, `verdict` gets the leak, naming `function` (a launch that allocates once, late,
-// and keeps it passes). A failure of those calls is reported as any other.
-void check_calls_leave_no_memory(const std::function<LaunchInfo()>& launch, const char* function, Verdict& verdict);
+// memory, and no answer shows it. After a checked run, two more calls are made: if each of them leaves more held
+// than before it, of device memory, pinned host memory, streams, events, texture objects or surface objects
+// (allocations.hpp, cuda_objects.hpp), `verdict` gets the leak, naming `function` (a launch that takes something
+// once, late, and keeps it passes). A failure of those calls is reported as any other.
+void check_calls_leave_nothing_behind(const std::function<LaunchInfo()>& launch, const char* function,
+                                      Verdict& verdict);
 
 // The same for a buffer kept from call to call and replaced by a larger one when a larger problem comes. One that
 // forgets to free the old buffer leaks once per new largest size, never at the same size twice, so the check
 // above passes it. After that check, calls at two sizes, each larger than the one before (`larger`, in that
-// order): if each leaves one more device allocation held, `verdict` gets the leak. A launch that fails there is
-// reported with its size.
+// order): if each leaves one more device allocation held, `verdict` gets the leak (device memory only: nothing
+// else grows with the size). A launch that fails there is reported with its size.
 struct LaunchAtSize {
     std::string label;  // "203x179"
     std::function<LaunchInfo()> launch;
@@ -65,14 +67,16 @@ void check_the_last_further_call(const GuardedMatrix& out, const std::vector<flo
 int side_for_the_growth_check(int side, int call);
 
 // Step 1's checked round trip: `round_trip` (a call of *_from_host) once, then `verify` of its output, then the
-// same check as above for pinned host memory (cudaMallocHost, cudaHostAlloc). A round trip has no reason to keep
-// any, but one that stages the matrices in pinned buffers for the faster copies may forget cudaFreeHost. memcheck's
-// leak check would see it, as device memory and only where compute-sanitizer runs; this names it at every shape.
-// Only when the checked trip left pinned allocations are two more trips made (and only for up to 1 GiB left: past
-// that the small shapes have already shown a trip that leaks), and if each leaves more, the verdict gets the leak,
-// naming `function`. Host memory that the trip registered (cudaHostRegister) and did not unregister fails at once:
-// it can only be the caller's buffers or the function's own, and neither may stay registered. A trip that calls
-// cudaDeviceReset fails before anything else: it destroyed the caller's buffers with its own (allocations.hpp).
+// same check as above for pinned host memory (cudaMallocHost, cudaHostAlloc) and the CUDA objects. A round trip
+// has no reason to keep any, but one that stages the matrices in pinned buffers for the faster copies may forget
+// cudaFreeHost, and one that times its copies with events may forget cudaEventDestroy. memcheck's leak check would
+// see the pinned memory only, as device memory and only where compute-sanitizer runs; this names them at every
+// shape. Only when the checked trip left some are two more trips made (and only for up to 1 GiB of pinned memory
+// left: past that the small shapes have already shown a trip that leaks), and if each leaves more, the verdict
+// gets the leak, naming `function`. The trip's device memory is left to memcheck. Host memory that the trip
+// registered (cudaHostRegister) and did not unregister fails at once: it can only be the caller's buffers or the
+// function's own, and neither may stay registered. A trip that calls cudaDeviceReset fails before anything else:
+// it destroyed the caller's buffers with its own (allocations.hpp).
 Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
                          const char* function);
 
@@ -84,7 +88,7 @@ void compare_with_a_second_launch(const std::function<LaunchInfo()>& launch, Gua
 
 // What follows the checked run at its size, the same for every track: a wrong answer launched once more
 // (compare_with_a_second_launch); a right one called twice more on a poisoned `out`, for leaks
-// (check_calls_leave_no_memory, naming `function`), and the last of those calls verified
+// (check_calls_leave_nothing_behind, naming `function`), and the last of those calls verified
 // (check_the_last_further_call). `first` is the checked run's output, `verify` how any output of `out` is judged.
 void check_the_calls_after_a_checked_run(const std::function<LaunchInfo()>& launch, GuardedMatrix& out,
                                          const std::vector<float>& first,

@@ -1,4 +1,5 @@
-// The harness's own kernels: the copy kernel that sets the bandwidth a transpose can hope for, and the poison.
+// The harness's own kernels: the copy kernel that sets the bandwidth a transpose can hope for, the poison, and a
+// wait on the default stream.
 
 #include "cuda_check.cuh"
 #include "device_kernels.cuh"
@@ -21,6 +22,17 @@ __global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ 
 __global__ void copy_tail_kernel(const float* __restrict__ in, float* __restrict__ out, int64_t begin, int64_t end) {
     const int64_t i = begin + int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < end) out[i] = in[i];
+}
+
+// %globaltimer counts nanoseconds of wall-clock time on every GPU the workshop runs on; one thread sleeping in
+// between keeps the rest of the GPU free for the work that runs beside it.
+__global__ void hold_kernel(uint64_t nanoseconds) {
+    uint64_t start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        __nanosleep(10000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < nanoseconds);
 }
 
 }  // namespace
@@ -46,6 +58,11 @@ LaunchInfo launch_copy(const float* in, float* out, int64_t count, int threads_p
         CUDA_CHECK_LAUNCH();
     }
     return info;
+}
+
+void hold_the_default_stream(int64_t microseconds) {
+    hold_kernel<<<1, 1>>>(static_cast<uint64_t>(microseconds) * 1000);
+    CUDA_CHECK_LAUNCH();
 }
 
 void poison_device(float* device_data, size_t count) {

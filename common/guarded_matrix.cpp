@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cuda_objects.hpp"
+#include "device_kernels.cuh"
 #include "matrix_data.hpp"
 
 namespace workshop {
@@ -48,7 +50,14 @@ void GuardedMatrix::download(float* host) const {
     CUDA_CHECK(cudaMemcpy(host, get(), count_ * sizeof(float), cudaMemcpyDeviceToHost));
 }
 
-void GuardedMatrix::poison() { poison_device(get(), count_); }
+// A kernel launched on a stream made with cudaStreamNonBlocking does not wait for the poison, which is on the default
+// stream: it may run before the poison or after it, and pass or fail by luck. So where the program made such a
+// stream, the poison waits behind a hold of 20 ms, longer than any launch of the battery takes to be queued and
+// run: such a kernel then runs first, and its output is poisoned after it, on every launch.
+void GuardedMatrix::poison() {
+    if (non_blocking_streams_made() > 0) hold_the_default_stream(20000);
+    poison_device(get(), count_);
+}
 
 OutsideWrites GuardedMatrix::outside_writes() const {
     std::vector<uint32_t> before(before_), after(after_);

@@ -10,7 +10,7 @@
 
 #include "cuda_check.cuh"
 #include "exit_codes.hpp"
-#include "non_blocking_streams.hpp"
+#include "cuda_objects.hpp"
 
 namespace workshop {
 

@@ -58,7 +58,7 @@ std::string l2_note(double working_set_bytes, const DeviceFacts& device);
 void print_results(const Options& o, const std::string& title, const std::vector<ResultRow>& rows,
                    const std::string& reference_label, const std::vector<std::string>& details);
 
-// Why any check of a program that made a stream with cudaStreamNonBlocking may fail (non_blocking_streams.hpp),
+// Why any check of a program that made a stream with cudaStreamNonBlocking may fail (cuda_objects.hpp),
 // said after every FAIL of such a program; empty for the others.
 std::string non_blocking_stream_note();
 
@@ -142,7 +142,7 @@ std::optional<int> report_wrong_after_timing(const Verdict& again, const std::st
 
 // The timed figure must be the kernel's. The events are on the default stream, where every step launches; a
 // kernel on a stream made with cudaStreamNonBlocking runs beside them, unseen, and is timed at a few microseconds
-// (non_blocking_streams.hpp). So where the program made such a stream, this launches the step a few more times
+// (cuda_objects.hpp). So where the program made such a stream, this launches the step a few more times
 // with the host's clock around the launch and cudaDeviceSynchronize(), which waits for every stream, and when
 // that takes over 0.1 ms and more than three times the fastest timed launch, it reports that the time is not
 // the kernel's (FAIL) and returns the exit code; otherwise nothing.

@@ -1,4 +1,5 @@
 // The harness's own GPU pieces: device facts, poison, the copy kernel, timing, cuBLAS references.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -8,12 +9,13 @@
 #include "allocations.hpp"
 #include "checked_launch.hpp"
 #include "cublas_reference.hpp"
+#include "cuda_objects.hpp"
 #include "device_buffer.cuh"
 #include "device_info.hpp"
 #include "device_kernels.cuh"
 #include "gpu_test_support.hpp"
+#include "guarded_matrix.hpp"
 #include "matrix_data.hpp"
-#include "non_blocking_streams.hpp"
 #include "program_support.hpp"
 #include "step_api.cuh"
 #include "cpu_reference.hpp"
@@ -252,6 +254,8 @@ TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
 TEST_F(Harness, AResetOfTheDeviceIsNamed) {
     void* destroyed_by_the_reset = nullptr;
     ASSERT_EQ(cudaMalloc(&destroyed_by_the_reset, 1000), cudaSuccess);
+    cudaEvent_t destroyed_too = nullptr;
+    ASSERT_EQ(cudaEventCreate(&destroyed_too), cudaSuccess);
     Verdict launch_reset;
     LaunchInfo info;
     EXPECT_FALSE(launch_and_record(
@@ -265,6 +269,7 @@ TEST_F(Harness, AResetOfTheDeviceIsNamed) {
               "caller's as well as its own");
     EXPECT_NE(launch_reset.hint.find("leave the reset out"), std::string::npos) << launch_reset.hint;
     EXPECT_EQ(device_allocations_held().count, 0);
+    EXPECT_EQ(events_held().count, 0);
 
     bool verified = false;
     const Verdict round_trip_reset = check_round_trip([] { EXPECT_EQ(cudaDeviceReset(), cudaSuccess); },
@@ -382,21 +387,114 @@ TEST_F(Harness, RoundTripsThatKeepPinnedMemoryAreALeak) {
     EXPECT_EQ(cudaFreeHost(kept), cudaSuccess);
 }
 
-// The counter behind the timing's check for work it cannot see: only streams made with cudaStreamNonBlocking
-// count, made with either call, and only when the call succeeds.
-TEST_F(Harness, OnlyNonBlockingStreamsAreCounted) {
-    const int start = non_blocking_streams_made();
+namespace {
+
+// What a texture object reads when it reads `buffer` as plain floats.
+cudaResourceDesc linear_resource(const DeviceBuffer<float>& buffer) {
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeLinear;
+    resource.res.linear.devPtr = buffer.get();
+    resource.res.linear.desc = cudaCreateChannelDesc<float>();
+    resource.res.linear.sizeInBytes = buffer.bytes();
+    return resource;
+}
+
+// The headline of check_calls_leave_nothing_behind's verdict on `launch`, or "" where it passes.
+std::string what_further_calls_leave(const std::function<LaunchInfo()>& launch, const char* function) {
+    Verdict verdict;
+    check_calls_leave_nothing_behind(launch, function, verdict);
+    return verdict.ok ? std::string() : verdict.headline();
+}
+
+}  // namespace
+
+// The ledger of CUDA objects: streams from every call that makes one, events from both, texture and surface
+// objects, each until it is destroyed, and only the calls that succeed. Non-blocking streams are counted apart and
+// for good: the timing's check for work it cannot see, and the poison's wait, go by that count.
+TEST_F(Harness, CudaObjectsAreCountedAsMadeAndDestroyed) {
+    const int non_blocking_start = non_blocking_streams_made();
+    const int64_t streams_start = streams_held().count, events_start = events_held().count;
+    const int64_t textures_start = texture_objects_held().count, surfaces_start = surface_objects_held().count;
     cudaStream_t plain = nullptr, blocking = nullptr, non_blocking = nullptr, with_priority = nullptr;
     ASSERT_EQ(cudaStreamCreate(&plain), cudaSuccess);
     ASSERT_EQ(cudaStreamCreateWithFlags(&blocking, cudaStreamDefault), cudaSuccess);
-    EXPECT_EQ(non_blocking_streams_made(), start);
+    EXPECT_EQ(non_blocking_streams_made(), non_blocking_start);
     ASSERT_EQ(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking), cudaSuccess);
     ASSERT_EQ(cudaStreamCreateWithPriority(&with_priority, cudaStreamNonBlocking, 0), cudaSuccess);
-    EXPECT_EQ(non_blocking_streams_made(), start + 2);
+    EXPECT_EQ(non_blocking_streams_made(), non_blocking_start + 2);
     EXPECT_NE(cudaStreamCreateWithFlags(nullptr, cudaStreamNonBlocking), cudaSuccess);
     (void)cudaGetLastError();
-    EXPECT_EQ(non_blocking_streams_made(), start + 2);
+    EXPECT_EQ(non_blocking_streams_made(), non_blocking_start + 2);
+    EXPECT_EQ(streams_held().count, streams_start + 4);
+
+    cudaEvent_t plain_event = nullptr, timing_free = nullptr;
+    ASSERT_EQ(cudaEventCreate(&plain_event), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&timing_free, cudaEventDisableTiming), cudaSuccess);  // cudaEventCreateWithFlags
+    EXPECT_EQ(events_held().count, events_start + 2);
+
+    DeviceBuffer<float> linear(256);
+    const cudaResourceDesc from_linear = linear_resource(linear);
+    const cudaTextureDesc reading{};
+    cudaTextureObject_t texture = 0;
+    ASSERT_EQ(cudaCreateTextureObject(&texture, &from_linear, &reading, nullptr), cudaSuccess);
+    EXPECT_EQ(texture_objects_held().count, textures_start + 1);
+
+    const cudaChannelFormatDesc texel = cudaCreateChannelDesc<float>();
+    cudaArray_t array = nullptr;
+    ASSERT_EQ(cudaMallocArray(&array, &texel, 16, 16, cudaArraySurfaceLoadStore), cudaSuccess);
+    cudaResourceDesc from_array{};
+    from_array.resType = cudaResourceTypeArray;
+    from_array.res.array.array = array;
+    cudaSurfaceObject_t surface = 0;
+    ASSERT_EQ(cudaCreateSurfaceObject(&surface, &from_array), cudaSuccess);
+    EXPECT_EQ(surface_objects_held().count, surfaces_start + 1);
+
+    EXPECT_NE(cudaEventDestroy(nullptr), cudaSuccess);  // a failed destroy changes nothing
+    (void)cudaGetLastError();
+    EXPECT_EQ(events_held().count, events_start + 2);
     for (cudaStream_t s : {plain, blocking, non_blocking, with_priority}) EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+    for (cudaEvent_t e : {plain_event, timing_free}) EXPECT_EQ(cudaEventDestroy(e), cudaSuccess);
+    EXPECT_EQ(cudaDestroyTextureObject(texture), cudaSuccess);
+    EXPECT_EQ(cudaDestroySurfaceObject(surface), cudaSuccess);
+    EXPECT_EQ(cudaFreeArray(array), cudaSuccess);
+    EXPECT_EQ(streams_held().count, streams_start);
+    EXPECT_EQ(events_held().count, events_start);
+    EXPECT_EQ(texture_objects_held().count, textures_start);
+    EXPECT_EQ(surface_objects_held().count, surfaces_start);
+}
+
+// Once the program has made a non-blocking stream, the checks' poison waits behind a hold on the default stream. A
+// copy queued on such a stream without waiting for the default one then runs before the poison, and its output is
+// poisoned every time, not by luck; one that waits for the default stream (an event) gets the right answer.
+TEST_F(Harness, WorkOnANonBlockingStreamLosesTheRaceToThePoisonEveryTime) {
+    constexpr size_t kCount = 1 << 16;
+    cudaStream_t own = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking), cudaSuccess);
+    cudaEvent_t poisoned = nullptr;
+    ASSERT_EQ(cudaEventCreateWithFlags(&poisoned, cudaEventDisableTiming), cudaSuccess);
+    std::vector<float> in(kCount), out(kCount);
+    fill_random(in.data(), kCount, 7);
+    GuardedMatrix d_in(kCount, {0, true}), d_out(kCount, {0, true});
+    d_in.upload(in.data());
+    for (int round = 0; round < 5; ++round) {
+        d_out.poison();
+        ASSERT_EQ(cudaMemcpyAsync(d_out.get(), d_in.get(), kCount * sizeof(float), cudaMemcpyDeviceToDevice, own),
+                  cudaSuccess);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        d_out.download(out.data());
+        EXPECT_EQ(std::count_if(out.begin(), out.end(), is_poison), static_cast<long>(kCount)) << "round " << round;
+
+        d_out.poison();
+        ASSERT_EQ(cudaEventRecord(poisoned, nullptr), cudaSuccess);
+        ASSERT_EQ(cudaStreamWaitEvent(own, poisoned, 0), cudaSuccess);
+        ASSERT_EQ(cudaMemcpyAsync(d_out.get(), d_in.get(), kCount * sizeof(float), cudaMemcpyDeviceToDevice, own),
+                  cudaSuccess);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        d_out.download(out.data());
+        EXPECT_EQ(out, in) << "round " << round;
+    }
+    EXPECT_EQ(cudaEventDestroy(poisoned), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(own), cudaSuccess);
 }
 
 // A launch that keeps one buffer passes; one that allocates on every call fails, with the count and the bytes.
@@ -416,17 +514,17 @@ TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
     };
     Verdict keeping;
     keeps_one();  // the checked call, which may allocate what it keeps
-    check_calls_leave_no_memory(keeps_one, "keeps_one", keeping);
+    check_calls_leave_nothing_behind(keeps_one, "keeps_one", keeping);
     EXPECT_TRUE(keeping.ok) << keeping.summary();
     // The same buffer allocated only on the first of the two further calls (say, once memory became free).
     ASSERT_EQ(cudaFree(kept), cudaSuccess);
     kept = nullptr;
     Verdict keeping_late;
-    check_calls_leave_no_memory(keeps_one, "keeps_one", keeping_late);
+    check_calls_leave_nothing_behind(keeps_one, "keeps_one", keeping_late);
     EXPECT_TRUE(keeping_late.ok) << keeping_late.summary();
 
     Verdict leaking;
-    check_calls_leave_no_memory(allocates_each_time, "allocates_each_time", leaking);
+    check_calls_leave_nothing_behind(allocates_each_time, "allocates_each_time", leaking);
     EXPECT_FALSE(leaking.ok);
     EXPECT_TRUE(leaking.failure.empty());
     EXPECT_EQ(leaking.headline(),
@@ -435,6 +533,78 @@ TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
     for (void* p : leaked) EXPECT_EQ(cudaFree(p), cudaSuccess);
     EXPECT_EQ(cudaFree(kept), cudaSuccess);
     kept = nullptr;
+}
+
+// What else a launch may take on every call and never give back: events, texture objects, pinned host memory,
+// each named with its count. A stream made and destroyed on every call leaves nothing.
+TEST_F(Harness, CallsThatLeaveObjectsOrPinnedMemoryBehindAreALeak) {
+    std::vector<cudaEvent_t> events;
+    const auto makes_an_event = [&events] {
+        events.push_back(nullptr);
+        EXPECT_EQ(cudaEventCreate(&events.back()), cudaSuccess);
+        return LaunchInfo{};
+    };
+    EXPECT_EQ(what_further_calls_leave(makes_an_event, "makes_an_event"),
+              "leak: every call of makes_an_event leaves an event behind: 2 more calls left 2 events that nothing "
+              "destroyed");
+    for (cudaEvent_t e : events) EXPECT_EQ(cudaEventDestroy(e), cudaSuccess);
+
+    DeviceBuffer<float> linear(256);
+    const cudaResourceDesc resource = linear_resource(linear);
+    const cudaTextureDesc reading{};
+    std::vector<cudaTextureObject_t> textures;
+    const auto makes_a_texture = [&] {
+        textures.push_back(0);
+        EXPECT_EQ(cudaCreateTextureObject(&textures.back(), &resource, &reading, nullptr), cudaSuccess);
+        return LaunchInfo{};
+    };
+    EXPECT_EQ(what_further_calls_leave(makes_a_texture, "makes_a_texture"),
+              "leak: every call of makes_a_texture leaves a texture object behind: 2 more calls left 2 texture "
+              "objects that nothing destroyed");
+    for (cudaTextureObject_t t : textures) EXPECT_EQ(cudaDestroyTextureObject(t), cudaSuccess);
+
+    std::vector<void*> pinned;
+    const auto pins_a_buffer = [&pinned] {
+        pinned.push_back(nullptr);
+        EXPECT_EQ(cudaMallocHost(&pinned.back(), 1024), cudaSuccess);
+        return LaunchInfo{};
+    };
+    EXPECT_EQ(what_further_calls_leave(pins_a_buffer, "pins_a_buffer"),
+              "leak: every call of pins_a_buffer leaves pinned host memory allocated: 2 more calls left 2 "
+              "allocations (2048 bytes) that nothing freed");
+    for (void* p : pinned) EXPECT_EQ(cudaFreeHost(p), cudaSuccess);
+
+    const auto makes_and_destroys_a_stream = [] {
+        cudaStream_t s = nullptr;
+        EXPECT_EQ(cudaStreamCreate(&s), cudaSuccess);
+        EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+        return LaunchInfo{};
+    };
+    EXPECT_EQ(what_further_calls_leave(makes_and_destroys_a_stream, "makes_and_destroys_a_stream"), "");
+}
+
+// Step 1's round trip: one that times its copies with events it never destroys leaks them, named by count; one
+// that destroys them passes.
+TEST_F(Harness, RoundTripsThatKeepEventsAreALeak) {
+    const auto right = [] { return Verdict{}; };
+    std::vector<cudaEvent_t> kept;
+    const auto times_and_keeps = [&kept] {
+        kept.push_back(nullptr);
+        EXPECT_EQ(cudaEventCreate(&kept.back()), cudaSuccess);
+    };
+    const Verdict leaking = check_round_trip(times_and_keeps, right, "times_and_keeps");
+    EXPECT_EQ(leaking.headline(),
+              "leak: every call of times_and_keeps leaves an event behind: 2 more calls left 2 events that nothing "
+              "destroyed");
+    EXPECT_EQ(kept.size(), 3u);
+    for (cudaEvent_t e : kept) EXPECT_EQ(cudaEventDestroy(e), cudaSuccess);
+    const auto times_and_destroys = [] {
+        cudaEvent_t e = nullptr;
+        EXPECT_EQ(cudaEventCreate(&e), cudaSuccess);
+        EXPECT_EQ(cudaEventDestroy(e), cudaSuccess);
+    };
+    const Verdict clean = check_round_trip(times_and_destroys, right, "times_and_destroys");
+    EXPECT_TRUE(clean.ok) << clean.summary();
 }
 
 // A buffer kept and grown: one that frees the old buffer before taking a larger one passes the calls at larger
