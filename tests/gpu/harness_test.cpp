@@ -536,7 +536,7 @@ TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
 }
 
 // What else a launch may take on every call and never give back: events, texture objects, pinned host memory,
-// each named with its count. A stream made and destroyed on every call leaves nothing.
+// streams, each named with its count. A stream made and destroyed on every call leaves nothing.
 TEST_F(Harness, CallsThatLeaveObjectsOrPinnedMemoryBehindAreALeak) {
     std::vector<cudaEvent_t> events;
     const auto makes_an_event = [&events] {
@@ -573,6 +573,17 @@ TEST_F(Harness, CallsThatLeaveObjectsOrPinnedMemoryBehindAreALeak) {
               "leak: every call of pins_a_buffer leaves pinned host memory allocated: 2 more calls left 2 "
               "allocations (2048 bytes) that nothing freed");
     for (void* p : pinned) EXPECT_EQ(cudaFreeHost(p), cudaSuccess);
+
+    std::vector<cudaStream_t> streams;
+    const auto makes_a_stream = [&streams] {
+        streams.push_back(nullptr);
+        EXPECT_EQ(cudaStreamCreate(&streams.back()), cudaSuccess);
+        return LaunchInfo{};
+    };
+    EXPECT_EQ(what_further_calls_leave(makes_a_stream, "makes_a_stream"),
+              "leak: every call of makes_a_stream leaves a stream behind: 2 more calls left 2 streams that nothing "
+              "destroyed");
+    for (cudaStream_t s : streams) EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
 
     const auto makes_and_destroys_a_stream = [] {
         cudaStream_t s = nullptr;
