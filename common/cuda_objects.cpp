@@ -1,84 +1,40 @@
 #include "cuda_objects.hpp"
 
+#include "ledger.hpp"
+
 #include <cuda_runtime.h>
 
 #include <atomic>
-#include <cstdint>
-#include <mutex>
-#include <type_traits>
-#include <unordered_set>
 
 namespace workshop {
 
 namespace {
 
-struct Held {
-    std::mutex mutex;
-    std::unordered_set<uintptr_t> handles;
-};
-
 enum Kind { kStreams, kEvents, kTextures, kSurfaces, kKinds };
 
 // Never destroyed: a static object's destructor could run before the last destroy of another one.
-Held& held(Kind kind) {
-    static Held* const all = new Held[kKinds];
+Ledger& ledger(Kind kind) {
+    static Ledger* const all = new Ledger[kKinds];
     return all[kind];
-}
-
-template <typename Handle>
-uintptr_t key(Handle handle) {
-    if constexpr (std::is_pointer_v<Handle>)
-        return reinterpret_cast<uintptr_t>(handle);
-    else
-        return static_cast<uintptr_t>(handle);
-}
-
-// Only a call that succeeds counts: destroying what was never made fails and changes nothing.
-template <typename Handle>
-cudaError_t made(Kind kind, cudaError_t result, const Handle* handle) {
-    if (result != cudaSuccess || !handle) return result;
-    Held& h = held(kind);
-    const std::lock_guard<std::mutex> lock(h.mutex);
-    h.handles.insert(key(*handle));
-    return result;
-}
-
-template <typename Handle>
-cudaError_t destroyed(Kind kind, cudaError_t result, Handle handle) {
-    if (result != cudaSuccess) return result;
-    Held& h = held(kind);
-    const std::lock_guard<std::mutex> lock(h.mutex);
-    h.handles.erase(key(handle));
-    return result;
-}
-
-Allocations count(Held& h) {
-    const std::lock_guard<std::mutex> lock(h.mutex);
-    return {static_cast<int64_t>(h.handles.size()), 0};
-}
-
-void forget(Held& h) {
-    const std::lock_guard<std::mutex> lock(h.mutex);
-    h.handles.clear();
 }
 
 std::atomic<int> non_blocking_made{0};
 
 cudaError_t stream_made(cudaError_t result, cudaStream_t* stream, unsigned int flags) {
     if (result == cudaSuccess && (flags & cudaStreamNonBlocking)) ++non_blocking_made;
-    return made(kStreams, result, stream);
+    return ledger(kStreams).made(result, stream);
 }
 
 }  // namespace
 
-Allocations streams_held() { return count(held(kStreams)); }
-Allocations events_held() { return count(held(kEvents)); }
-Allocations texture_objects_held() { return count(held(kTextures)); }
-Allocations surface_objects_held() { return count(held(kSurfaces)); }
+Allocations streams_held() { return ledger(kStreams).held(); }
+Allocations events_held() { return ledger(kEvents).held(); }
+Allocations texture_objects_held() { return ledger(kTextures).held(); }
+Allocations surface_objects_held() { return ledger(kSurfaces).held(); }
 int non_blocking_streams_made() { return non_blocking_made.load(); }
 
 void forget_cuda_objects() {
-    for (int kind = 0; kind < kKinds; ++kind) forget(held(static_cast<Kind>(kind)));
+    for (int kind = 0; kind < kKinds; ++kind) ledger(static_cast<Kind>(kind)).forget();
 }
 
 }  // namespace workshop
@@ -109,30 +65,30 @@ cudaError_t __wrap_cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned i
     return workshop::stream_made(__real_cudaStreamCreateWithPriority(stream, flags, priority), stream, flags);
 }
 cudaError_t __wrap_cudaStreamDestroy(cudaStream_t stream) {
-    return workshop::destroyed(workshop::kStreams, __real_cudaStreamDestroy(stream), stream);
+    return workshop::ledger(workshop::kStreams).given_back(__real_cudaStreamDestroy(stream), stream);
 }
 cudaError_t __wrap_cudaEventCreate(cudaEvent_t* event) {
-    return workshop::made(workshop::kEvents, __real_cudaEventCreate(event), event);
+    return workshop::ledger(workshop::kEvents).made(__real_cudaEventCreate(event), event);
 }
 cudaError_t __wrap_cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-    return workshop::made(workshop::kEvents, __real_cudaEventCreateWithFlags(event, flags), event);
+    return workshop::ledger(workshop::kEvents).made(__real_cudaEventCreateWithFlags(event, flags), event);
 }
 cudaError_t __wrap_cudaEventDestroy(cudaEvent_t event) {
-    return workshop::destroyed(workshop::kEvents, __real_cudaEventDestroy(event), event);
+    return workshop::ledger(workshop::kEvents).given_back(__real_cudaEventDestroy(event), event);
 }
 cudaError_t __wrap_cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaResourceDesc* resource,
                                            const cudaTextureDesc* reading, const cudaResourceViewDesc* view) {
     const cudaError_t result = __real_cudaCreateTextureObject(texture, resource, reading, view);
-    return workshop::made(workshop::kTextures, result, texture);
+    return workshop::ledger(workshop::kTextures).made(result, texture);
 }
 cudaError_t __wrap_cudaDestroyTextureObject(cudaTextureObject_t texture) {
-    return workshop::destroyed(workshop::kTextures, __real_cudaDestroyTextureObject(texture), texture);
+    return workshop::ledger(workshop::kTextures).given_back(__real_cudaDestroyTextureObject(texture), texture);
 }
 cudaError_t __wrap_cudaCreateSurfaceObject(cudaSurfaceObject_t* surface, const cudaResourceDesc* resource) {
     const cudaError_t result = __real_cudaCreateSurfaceObject(surface, resource);
-    return workshop::made(workshop::kSurfaces, result, surface);
+    return workshop::ledger(workshop::kSurfaces).made(result, surface);
 }
 cudaError_t __wrap_cudaDestroySurfaceObject(cudaSurfaceObject_t surface) {
-    return workshop::destroyed(workshop::kSurfaces, __real_cudaDestroySurfaceObject(surface), surface);
+    return workshop::ledger(workshop::kSurfaces).given_back(__real_cudaDestroySurfaceObject(surface), surface);
 }
 }

@@ -406,6 +406,21 @@ std::string what_further_calls_leave(const std::function<LaunchInfo()>& launch, 
     return verdict.ok ? std::string() : verdict.headline();
 }
 
+// The same for a launch that makes one Handle with `make` on every call and keeps it; what the calls made is given
+// back afterwards with `give_back`.
+template <typename Handle, typename Make, typename GiveBack>
+std::string what_calls_making_one_leave(const char* function, Make make, GiveBack give_back) {
+    std::vector<Handle> made;
+    const auto makes_one = [&] {
+        made.push_back(Handle{});
+        EXPECT_EQ(make(&made.back()), cudaSuccess);
+        return LaunchInfo{};
+    };
+    const std::string said = what_further_calls_leave(makes_one, function);
+    for (Handle h : made) EXPECT_EQ(give_back(h), cudaSuccess);
+    return said;
+}
+
 }  // namespace
 
 // The ledger of CUDA objects: streams from every call that makes one, events from both, texture and surface
@@ -538,52 +553,30 @@ TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
 // What else a launch may take on every call and never give back: events, texture objects, pinned host memory,
 // streams, each named with its count. A stream made and destroyed on every call leaves nothing.
 TEST_F(Harness, CallsThatLeaveObjectsOrPinnedMemoryBehindAreALeak) {
-    std::vector<cudaEvent_t> events;
-    const auto makes_an_event = [&events] {
-        events.push_back(nullptr);
-        EXPECT_EQ(cudaEventCreate(&events.back()), cudaSuccess);
-        return LaunchInfo{};
-    };
-    EXPECT_EQ(what_further_calls_leave(makes_an_event, "makes_an_event"),
+    const auto event = [](cudaEvent_t* e) { return cudaEventCreate(e); };
+    EXPECT_EQ(what_calls_making_one_leave<cudaEvent_t>("makes_an_event", event, cudaEventDestroy),
               "leak: every call of makes_an_event leaves an event behind: 2 more calls left 2 events that nothing "
               "destroyed");
-    for (cudaEvent_t e : events) EXPECT_EQ(cudaEventDestroy(e), cudaSuccess);
 
     DeviceBuffer<float> linear(256);
     const cudaResourceDesc resource = linear_resource(linear);
     const cudaTextureDesc reading{};
-    std::vector<cudaTextureObject_t> textures;
-    const auto makes_a_texture = [&] {
-        textures.push_back(0);
-        EXPECT_EQ(cudaCreateTextureObject(&textures.back(), &resource, &reading, nullptr), cudaSuccess);
-        return LaunchInfo{};
+    const auto texture = [&](cudaTextureObject_t* t) {
+        return cudaCreateTextureObject(t, &resource, &reading, nullptr);
     };
-    EXPECT_EQ(what_further_calls_leave(makes_a_texture, "makes_a_texture"),
+    EXPECT_EQ(what_calls_making_one_leave<cudaTextureObject_t>("makes_a_texture", texture, cudaDestroyTextureObject),
               "leak: every call of makes_a_texture leaves a texture object behind: 2 more calls left 2 texture "
               "objects that nothing destroyed");
-    for (cudaTextureObject_t t : textures) EXPECT_EQ(cudaDestroyTextureObject(t), cudaSuccess);
 
-    std::vector<void*> pinned;
-    const auto pins_a_buffer = [&pinned] {
-        pinned.push_back(nullptr);
-        EXPECT_EQ(cudaMallocHost(&pinned.back(), 1024), cudaSuccess);
-        return LaunchInfo{};
-    };
-    EXPECT_EQ(what_further_calls_leave(pins_a_buffer, "pins_a_buffer"),
+    const auto pinned = [](void** p) { return cudaMallocHost(p, 1024); };
+    EXPECT_EQ(what_calls_making_one_leave<void*>("pins_a_buffer", pinned, cudaFreeHost),
               "leak: every call of pins_a_buffer leaves pinned host memory allocated: 2 more calls left 2 "
               "allocations (2048 bytes) that nothing freed");
-    for (void* p : pinned) EXPECT_EQ(cudaFreeHost(p), cudaSuccess);
 
-    std::vector<cudaStream_t> streams;
-    const auto makes_a_stream = [&streams] {
-        streams.push_back(nullptr);
-        EXPECT_EQ(cudaStreamCreate(&streams.back()), cudaSuccess);
-        return LaunchInfo{};
-    };
-    EXPECT_EQ(what_further_calls_leave(makes_a_stream, "makes_a_stream"),
+    const auto stream = [](cudaStream_t* s) { return cudaStreamCreate(s); };
+    EXPECT_EQ(what_calls_making_one_leave<cudaStream_t>("makes_a_stream", stream, cudaStreamDestroy),
               "leak: every call of makes_a_stream leaves a stream behind: 2 more calls left 2 streams that nothing "
               "destroyed");
-    for (cudaStream_t s : streams) EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
 
     const auto makes_and_destroys_a_stream = [] {
         cudaStream_t s = nullptr;
