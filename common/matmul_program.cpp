@@ -14,6 +14,7 @@
 #include "device_buffer.cuh"
 #include "matrix_data.hpp"
 #include "metrics.hpp"
+#include "one_size_run.hpp"
 #include "program_support.hpp"
 #include "shapes.hpp"
 
@@ -38,14 +39,20 @@ void require_memory_for(const Options& o) {
     require_host_memory(host_floats * sizeof(float), "a " + shape + " matmul (its host copies)");
 }
 
+// Step 1's round trip through host memory at the options' size; nothing to check in the other steps.
+std::function<Verdict()> round_trip_check(const Options& o) {
+#ifdef WORKSHOP_HOST_API
+    return [o] { return check_matmul_from_host(o.M, o.N, o.K, o.seed); };
+#else
+    (void)o;
+    return nullptr;
+#endif
+}
+
 int check_one_shape(const Options& o) {
     require_memory_for(o);
     const CheckResult kernel = check_matmul_on_device(o.M, o.N, o.K, o.seed, {o.misalign, o.guards});
-#ifdef WORKSHOP_HOST_API
-    return report_checked_shape(kStep, kernel, [&] { return check_matmul_from_host(o.M, o.N, o.K, o.seed); }, "matmul");
-#else
-    return report_checked_shape(kStep, kernel, nullptr, "matmul");
-#endif
+    return report_checked_shape(kStep, kernel, round_trip_check(o), "matmul");
 }
 
 // --check-round-trip, make check's very large shape in step 1: matmul_from_host alone, with a B too large for a
@@ -137,63 +144,38 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     MatmulProblem problem(o.M, o.N, o.K, o.seed);
     const MatmulInputs& in = problem.inputs();
     const CheckResult checked = problem.run_checked();
-    const LaunchInfo launch = checked.launch;
-    if (!checked.timeable()) return report_shape(checked.verdict, where_make_check_times(shape));
-    const bool kernel_pending = kStep == 1 && !launch.kernel;
+    OneSizeRun run(kStep, "matmul", shape, checked);
+    if (const auto ended = run.check_before_timing(round_trip_check(o))) return *ended;
+    const StepAndReferenceTimings timings = time_step_and_yardsticks(o, problem, run.kernel_pending());
+    const auto again = [&] { return problem.run_checked().verdict; };
+    if (const auto ended = run.check_after_timing(again, [&] { problem.launch(); }, timings.step)) return *ended;
 
-    std::vector<ResultRow> rows;
-    std::vector<std::string> details;
-    RunChecks checks;
-    if (!kernel_pending) checks.emplace_back(checked.verdict, "");
-#ifdef WORKSHOP_HOST_API
-    const std::string round_trip_label = "matmul_from_host (round trip through the GPU): ";
-    const Verdict round_trip = check_matmul_from_host(o.M, o.N, o.K, o.seed);
-    details.push_back(round_trip_label + pass_or_fail_below(round_trip));
-    checks.emplace_back(round_trip, round_trip_label);
-    // A failure, not a wrong answer: the function reset the device, and the buffers timed below are gone.
-    if (!round_trip.failure.empty()) return report_shape(round_trip, round_trip_label);
-#endif
     const double flops = matmul_flops(o.M, o.N, o.K);
-    const auto* const failing = first_failure(checks);
-    if (!kernel_pending && timed_by_make_check() && failing)
-        return report_shape(failing->first, where_make_check_times(shape) + failing->second);
-    const StepAndReferenceTimings timings = time_step_and_yardsticks(o, problem, kernel_pending);
-    if (!kernel_pending && checked.verdict.ok) {
-        if (const auto failed = report_wrong_after_timing(problem.run_checked().verdict, shape)) return *failed;
-        if (const auto missed = report_time_the_events_missed([&] { problem.launch(); }, *timings.step, shape))
-            return *missed;
+    const auto step_row = [&](const Timing& t) {
+        return make_row(kTrack, program_label(), "step", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit,
+                        dev);
+    };
+    if (run.add_step_row(timings.step, step_row)) {
+        const double intensity = arithmetic_intensity(flops, matmul_min_bytes(o.M, o.N, o.K));
+        const double balance = machine_balance(dev.fp32_gflops, dev.dram_gbps);
+        const LaunchModel model = model_launch(checked.launch, dev);
+        run.details.push_back("launch: " + describe_launch(model));
+        run.details.push_back(fmt::format(
+            "model: at best {:.0f} flop per DRAM byte (each matrix moved once) against a machine balance of {:.1f} "
+            "flop/byte; likely limiter: {} (if the kernel reuses what it loads; the FP32 peak is the ceiling)",
+            intensity, balance, limiter_name(likely_limiter(intensity, balance, model.blocks, dev.sm_count))));
     }
-
-    if (kernel_pending) {
-        details.push_back("matmul_on_device launches no kernel yet: write it (the TODOs in step1/matmul.cu)");
-    } else {
-        const Timing& t = *timings.step;
-        ResultRow r = make_row(kTrack, program_label(), "step", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);
-        r.status = failing ? "FAIL" : "PASS";
-        rows.push_back(r);
-        details.push_back("kernel: " + pass_or_fail_below(checked.verdict));  // its own verdict, the round trip apart
-    }
-    const double intensity = arithmetic_intensity(flops, matmul_min_bytes(o.M, o.N, o.K));
-    const double balance = machine_balance(dev.fp32_gflops, dev.dram_gbps);
-    if (!kernel_pending) {
-        const LaunchModel model = model_launch(launch, dev);
-        details.push_back("launch: " + describe_launch(model));
-        details.push_back(fmt::format("model: at best {:.0f} flop per DRAM byte (each matrix moved once) against a machine "
-                                      "balance of {:.1f} flop/byte; likely limiter: {} (if the kernel reuses what it "
-                                      "loads; the FP32 peak is the ceiling)",
-                                      intensity, balance, limiter_name(likely_limiter(intensity, balance, model.blocks, dev.sm_count))));
-    }
-    if (o.host_rows) add_host_rows(o, dev, in, rows);
-    if (o.references) add_reference_rows(o, dev, timings.references, rows);
-    set_percentages(rows, "cuBLAS SGEMM FP32", dev.fp32_gflops);
-    for (auto& r : rows)  // the tensor cores have their own, far higher peak: a % of the FP32 peak means nothing
+    if (o.host_rows) add_host_rows(o, dev, in, run.rows);
+    if (o.references) add_reference_rows(o, dev, timings.references, run.rows);
+    set_percentages(run.rows, "cuBLAS SGEMM FP32", dev.fp32_gflops);
+    for (auto& r : run.rows)  // the tensor cores have their own, far higher peak: a % of the FP32 peak means nothing
         if (r.name == "cuBLAS SGEMM TF32 tensor cores") r.pct_of_peak = -1;
 
-    const std::string title = fmt::format("{}\nmatmul C = A * B, M={} N={} K={} fp32 column-major, {} ({:.1f} GFLOP per run, median of the timed runs)",
-                                          describe(dev), o.M, o.N, o.K, program_label(), flops / 1e9);
-    print_results(o, title, rows, "cuBLAS", details);
-    print_failures_under_the_table(o, checks);
-    return failing ? kExitWrongAnswer : kExitOk;
+    const std::string title =
+        fmt::format("{}\nmatmul C = A * B, M={} N={} K={} fp32 column-major, {} ({:.1f} GFLOP per run, median of "
+                    "the timed runs)",
+                    describe(dev), o.M, o.N, o.K, program_label(), flops / 1e9);
+    return run.report(o, title, "cuBLAS");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "device_kernels.cuh"
 #include "matrix_data.hpp"
 #include "metrics.hpp"
+#include "one_size_run.hpp"
 #include "program_support.hpp"
 #include "shapes.hpp"
 
@@ -37,14 +38,20 @@ void require_memory_for(const Options& o) {
     require_host_memory((kStep == 1 ? 4 : 3) * n * sizeof(float), "a " + shape + " transpose (its host copies)");
 }
 
+// Step 1's round trip through host memory at the options' size; nothing to check in the other steps.
+std::function<Verdict()> round_trip_check(const Options& o) {
+#ifdef WORKSHOP_HOST_API
+    return [o] { return check_transpose_from_host(o.rows, o.cols, o.seed); };
+#else
+    (void)o;
+    return nullptr;
+#endif
+}
+
 int check_one_shape(const Options& o) {
     require_memory_for(o);
     const CheckResult kernel = check_transpose_on_device(o.rows, o.cols, o.seed, {o.misalign, o.guards});
-#ifdef WORKSHOP_HOST_API
-    return report_checked_shape(kStep, kernel, [&] { return check_transpose_from_host(o.rows, o.cols, o.seed); }, "transpose");
-#else
-    return report_checked_shape(kStep, kernel, nullptr, "transpose");
-#endif
+    return report_checked_shape(kStep, kernel, round_trip_check(o), "transpose");
 }
 
 // --check-round-trip, make check's very large shape in step 1: transpose_from_host alone, with matrices too large
@@ -147,64 +154,42 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     TransposeProblem problem(o.rows, o.cols, o.seed);
     const std::vector<float>& in = problem.in();
     const CheckResult checked = problem.run_checked();
-    const LaunchInfo launch = checked.launch;
-    if (!checked.timeable()) return report_shape(checked.verdict, where_make_check_times(shape));
-    const bool kernel_pending = kStep == 1 && !launch.kernel;
-
-    std::vector<ResultRow> rows;
-    std::vector<std::string> details;
-    RunChecks checks;
-    if (!kernel_pending) checks.emplace_back(checked.verdict, "");
-#ifdef WORKSHOP_HOST_API
-    const std::string round_trip_label = "transpose_from_host (round trip through the GPU): ";
-    const Verdict round_trip = check_transpose_from_host(o.rows, o.cols, o.seed);
-    details.push_back(round_trip_label + pass_or_fail_below(round_trip));
-    checks.emplace_back(round_trip, round_trip_label);
-    // A failure, not a wrong answer: the function reset the device, and the buffers timed below are gone.
-    if (!round_trip.failure.empty()) return report_shape(round_trip, round_trip_label);
-#endif
-    const auto* const failing = first_failure(checks);
-    if (!kernel_pending && timed_by_make_check() && failing)
-        return report_shape(failing->first, where_make_check_times(shape) + failing->second);
+    OneSizeRun run(kStep, "transpose", shape, checked);
+    if (const auto ended = run.check_before_timing(round_trip_check(o))) return *ended;
     // The step and its yardsticks, timed in turn.
     std::optional<Cublas> cublas;
     std::vector<std::function<void()>> references;
     if (o.references) references = reference_launches(o, problem.d_in(), problem.d_out(), cublas.emplace());
+    const std::function<void()> launch = [&] { problem.launch(); };
     const StepAndReferenceTimings timings = time_step_and_references(
-        kernel_pending ? std::function<void()>() : [&] { problem.launch(); }, references, timing_plan(o));
-    if (!kernel_pending && checked.verdict.ok) {
-        if (const auto failed = report_wrong_after_timing(problem.run_checked().verdict, shape)) return *failed;
-        if (const auto missed = report_time_the_events_missed([&] { problem.launch(); }, *timings.step, shape))
-            return *missed;
-    }
+        run.kernel_pending() ? std::function<void()>() : launch, references, timing_plan(o));
+    const auto again = [&] { return problem.run_checked().verdict; };
+    if (const auto ended = run.check_after_timing(again, launch, timings.step)) return *ended;
 
-    if (kernel_pending) {
-        details.push_back("transpose_on_device launches no kernel yet: write it (the TODOs in step1/transpose.cu)");
-    } else {
-        const Timing& t = *timings.step;
-        ResultRow r = make_row(kTrack, program_label(), "step", shape, t,
-                               gigabytes_per_second(transpose_bytes(o.rows, o.cols), t.median_s()), kUnit, dev);
-        r.status = failing ? "FAIL" : "PASS";
-        rows.push_back(r);
-        details.push_back("kernel: " + pass_or_fail_below(checked.verdict));  // its own verdict, the round trip apart
-        const LaunchModel model = model_launch(launch, dev);
+    const double bytes = transpose_bytes(o.rows, o.cols);
+    const auto step_row = [&](const Timing& t) {
+        return make_row(kTrack, program_label(), "step", shape, t, gigabytes_per_second(bytes, t.median_s()), kUnit,
+                        dev);
+    };
+    if (run.add_step_row(timings.step, step_row)) {
+        const LaunchModel model = model_launch(checked.launch, dev);
         const double balance = machine_balance(dev.fp32_gflops, dev.dram_gbps);
-        details.push_back("launch: " + describe_launch(model));
-        details.push_back(fmt::format("model: 0 flop per byte moved against a machine balance of {:.1f} flop/byte, so the "
-                                      "copy kernel's bandwidth is the ceiling; likely limiter: {}",
-                                      balance, limiter_name(likely_limiter(0.0, balance, model.blocks, dev.sm_count))));
+        run.details.push_back("launch: " + describe_launch(model));
+        run.details.push_back(fmt::format(
+            "model: 0 flop per byte moved against a machine balance of {:.1f} flop/byte, so the copy kernel's "
+            "bandwidth is the ceiling; likely limiter: {}",
+            balance, limiter_name(likely_limiter(0.0, balance, model.blocks, dev.sm_count))));
     }
-    if (o.host_rows) add_transfer_rows(o, dev, in, problem.d_in(), rows, details);
-    if (o.references) add_reference_rows(o, dev, timings.references, rows);
+    if (o.host_rows) add_transfer_rows(o, dev, in, problem.d_in(), run.rows, run.details);
+    if (o.references) add_reference_rows(o, dev, timings.references, run.rows);
 
-    set_percentages(rows, "copy kernel", dev.dram_gbps);
-    if (const std::string note = l2_note(transpose_bytes(o.rows, o.cols), dev); !note.empty()) details.push_back("note: " + note);
+    set_percentages(run.rows, "copy kernel", dev.dram_gbps);
+    if (const std::string note = l2_note(bytes, dev); !note.empty()) run.details.push_back("note: " + note);
 
-    const std::string title = fmt::format("{}\ntranspose {} fp32, {} ({:.0f} MB moved per run, median of the timed runs)",
-                                          describe(dev), shape, program_label(), transpose_bytes(o.rows, o.cols) / 1e6);
-    print_results(o, title, rows, "copy", details);
-    print_failures_under_the_table(o, checks);
-    return failing ? kExitWrongAnswer : kExitOk;
+    const std::string title = fmt::format("{}\ntranspose {} fp32, {} ({:.0f} MB moved per run, median of the timed "
+                                          "runs)",
+                                          describe(dev), shape, program_label(), bytes / 1e6);
+    return run.report(o, title, "copy");
 }
 
 }  // namespace
