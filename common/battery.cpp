@@ -392,8 +392,8 @@ int run_battery(const BatteryRequest& request) {
 
     fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}; two more calls at each shape, "
                "the last one verified too, and two at larger sizes after the small ones, which fail a launch that "
-               "leaves memory (or a stream, event, texture or surface object) behind on every call, or device memory "
-               "at every new size; a failing answer launched once more, to see whether it changes; "
+               "leaves memory (or a stream, event, texture or surface object or graph) behind on every call, or "
+               "device memory at every new size; a failing answer launched once more, to see whether it changes; "
                "+N: the matrices start N floats past an aligned address\n",
                request.title, request.shapes.size(),
                has_round_trip ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)",

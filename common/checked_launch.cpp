@@ -134,12 +134,21 @@ const Keepable kTextureObjects{texture_objects_held, nullptr, "a texture object"
 const Keepable kSurfaceObjects{surface_objects_held, nullptr, "a surface object", "surface objects",
                                "Destroy the surface object with cudaDestroySurfaceObject before the function "
                                "returns, once the kernel that writes it is done"};
+const Keepable kGraphs{graphs_held, nullptr, "a CUDA graph", "CUDA graphs",
+                       "Destroy the graph with cudaGraphDestroy once it is instantiated: the executable graph does "
+                       "not need it"};
+const Keepable kExecutableGraphs{executable_graphs_held, nullptr, "an executable graph", "executable graphs",
+                                 "Destroy the executable graph with cudaGraphExecDestroy before the function returns "
+                                 "(a launch of it already queued still runs). A graph saves launch time only when it "
+                                 "is launched many times: one instantiated for a single launch costs more than it "
+                                 "saves"};
 
 // What a launch on the device may keep; a round trip's device memory is memcheck's (make check runs it in step 1).
-const std::vector<const Keepable*> kWhatALaunchMayKeep{&kDeviceMemory,  &kPinnedHostMemory, &kStreams,
-                                                       &kEvents,        &kTextureObjects,   &kSurfaceObjects};
-const std::vector<const Keepable*> kWhatARoundTripMayKeep{&kPinnedHostMemory, &kStreams, &kEvents, &kTextureObjects,
-                                                          &kSurfaceObjects};
+const std::vector<const Keepable*> kWhatALaunchMayKeep{&kDeviceMemory, &kPinnedHostMemory, &kStreams,
+                                                       &kEvents,       &kTextureObjects,   &kSurfaceObjects,
+                                                       &kGraphs,       &kExecutableGraphs};
+const std::vector<const Keepable*> kWhatARoundTripMayKeep{
+    &kPinnedHostMemory, &kStreams, &kEvents, &kTextureObjects, &kSurfaceObjects, &kGraphs, &kExecutableGraphs};
 
 struct Left {
     const Keepable* what;

@@ -34,9 +34,9 @@ void report_launch_failure(const LaunchOutcome& outcome, Verdict& verdict);
 // A launch function may keep device memory from one call to the next (step 5's matmul keeps one buffer for the
 // whole program and grows it), but one that allocates on every call and frees nothing runs a long program out of
 // memory, and no answer shows it. After a checked run, two more calls are made: if each of them leaves more held
-// than before it, of device memory, pinned host memory, streams, events, texture objects or surface objects
-// (allocations.hpp, cuda_objects.hpp), `verdict` gets the leak, naming `function` (a launch that takes something
-// once, late, and keeps it passes). A failure of those calls is reported as any other.
+// than before it, of device memory, pinned host memory, streams, events, texture objects, surface objects, graphs
+// or executable graphs (allocations.hpp, cuda_objects.hpp), `verdict` gets the leak, naming `function` (a launch
+// that takes something once, late, and keeps it passes). A failure of those calls is reported as any other.
 void check_calls_leave_nothing_behind(const std::function<LaunchInfo()>& launch, const char* function,
                                       Verdict& verdict);
 

@@ -478,6 +478,41 @@ TEST_F(Harness, CudaObjectsAreCountedAsMadeAndDestroyed) {
     EXPECT_EQ(surface_objects_held().count, surfaces_start);
 }
 
+// Graphs, made empty, cloned or captured from the work queued on a stream, and the executable graph of each
+// instantiation, each counted until it is destroyed; a capture that fails makes none.
+TEST_F(Harness, GraphsAndExecutableGraphsAreCountedAsMadeAndDestroyed) {
+    const int64_t graphs_start = graphs_held().count, executables_start = executable_graphs_held().count;
+    cudaGraph_t empty = nullptr, clone = nullptr, captured = nullptr, not_captured = nullptr;
+    ASSERT_EQ(cudaGraphCreate(&empty, 0), cudaSuccess);
+    cudaGraphNode_t node = nullptr;
+    ASSERT_EQ(cudaGraphAddEmptyNode(&node, empty, nullptr, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphClone(&clone, empty), cudaSuccess);
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    DeviceBuffer<float> buffer(256);
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(buffer.get(), 0, buffer.bytes(), stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamEndCapture(stream, &captured), cudaSuccess);
+    EXPECT_NE(cudaStreamEndCapture(stream, &not_captured), cudaSuccess);  // no capture under way
+    (void)cudaGetLastError();
+    EXPECT_EQ(graphs_held().count, graphs_start + 3);
+
+    cudaGraphExec_t plain = nullptr, with_flags = nullptr, with_params = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&plain, empty, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphInstantiateWithFlags(&with_flags, clone, 0), cudaSuccess);
+    cudaGraphInstantiateParams params{};
+    ASSERT_EQ(cudaGraphInstantiateWithParams(&with_params, captured, &params), cudaSuccess);
+    EXPECT_EQ(executable_graphs_held().count, executables_start + 3);
+    EXPECT_EQ(cudaGraphLaunch(with_params, nullptr), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+    for (cudaGraphExec_t e : {plain, with_flags, with_params}) EXPECT_EQ(cudaGraphExecDestroy(e), cudaSuccess);
+    EXPECT_EQ(executable_graphs_held().count, executables_start);
+    for (cudaGraph_t g : {empty, clone, captured}) EXPECT_EQ(cudaGraphDestroy(g), cudaSuccess);
+    EXPECT_EQ(graphs_held().count, graphs_start);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
 // Once the program has made a non-blocking stream, the checks' poison waits behind a hold on the default stream. A
 // copy queued on such a stream without waiting for the default one then runs before the poison, and its output is
 // poisoned every time, not by luck; one that waits for the default stream (an event) gets the right answer.
@@ -551,7 +586,8 @@ TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
 }
 
 // What else a launch may take on every call and never give back: events, texture objects, pinned host memory,
-// streams, each named with its count. A stream made and destroyed on every call leaves nothing.
+// streams, executable graphs and graphs, each named with its count. A stream made and destroyed on every call
+// leaves nothing.
 TEST_F(Harness, CallsThatLeaveObjectsOrPinnedMemoryBehindAreALeak) {
     const auto event = [](cudaEvent_t* e) { return cudaEventCreate(e); };
     EXPECT_EQ(what_calls_making_one_leave<cudaEvent_t>("makes_an_event", event, cudaEventDestroy),
@@ -577,6 +613,20 @@ TEST_F(Harness, CallsThatLeaveObjectsOrPinnedMemoryBehindAreALeak) {
     EXPECT_EQ(what_calls_making_one_leave<cudaStream_t>("makes_a_stream", stream, cudaStreamDestroy),
               "leak: every call of makes_a_stream leaves a stream behind: 2 more calls left 2 streams that nothing "
               "destroyed");
+
+    cudaGraph_t graph = nullptr;
+    cudaGraphNode_t node = nullptr;
+    ASSERT_EQ(cudaGraphCreate(&graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphAddEmptyNode(&node, graph, nullptr, 0), cudaSuccess);
+    const auto executable = [graph](cudaGraphExec_t* e) { return cudaGraphInstantiate(e, graph, 0); };
+    EXPECT_EQ(what_calls_making_one_leave<cudaGraphExec_t>("instantiates_a_graph", executable, cudaGraphExecDestroy),
+              "leak: every call of instantiates_a_graph leaves an executable graph behind: 2 more calls left 2 "
+              "executable graphs that nothing destroyed");
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+    const auto empty_graph = [](cudaGraph_t* g) { return cudaGraphCreate(g, 0); };
+    EXPECT_EQ(what_calls_making_one_leave<cudaGraph_t>("makes_a_graph", empty_graph, cudaGraphDestroy),
+              "leak: every call of makes_a_graph leaves a CUDA graph behind: 2 more calls left 2 CUDA graphs that "
+              "nothing destroyed");
 
     const auto makes_and_destroys_a_stream = [] {
         cudaStream_t s = nullptr;
