@@ -42,8 +42,8 @@ void forget_cuda_objects() {
 }  // namespace workshop
 
 // The wrappers the linker puts in place of the CUDA runtime's functions; __real_X is the runtime's own X. In C++,
-// cudaEventCreate(&e, flags) is an overload in cuda_runtime.h that calls cudaEventCreateWithFlags, and the
-// five-argument cudaGraphInstantiate of CUDA 11 one that calls cudaGraphInstantiate.
+// cudaEventCreate(&e, flags) is an overload in cuda_runtime.h that calls cudaEventCreateWithFlags, and so is the
+// five-argument cudaGraphInstantiate (CUDA 11's form), which calls the three-argument one.
 extern "C" {
 cudaError_t __real_cudaStreamCreate(cudaStream_t* stream);
 cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
