@@ -103,8 +103,8 @@ cudaError_t __wrap_cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDe
 cudaError_t __wrap_cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent,
                                      unsigned int flags) {
     const cudaError_t result = __real_cudaMalloc3DArray(array, desc, extent, flags);
-    return workshop::ledger(workshop::kDevice).made(result, array,
-                                                    workshop::array_bytes(desc, extent.width, extent.height, extent.depth));
+    const size_t bytes = workshop::array_bytes(desc, extent.width, extent.height, extent.depth);
+    return workshop::ledger(workshop::kDevice).made(result, array, bytes);
 }
 cudaError_t __wrap_cudaFreeArray(cudaArray_t array) {
     return workshop::ledger(workshop::kDevice).given_back(__real_cudaFreeArray(array), array);
