@@ -24,8 +24,8 @@ Allocations host_registrations_held();
 
 // The program's calls of cudaDeviceReset so far. A reset destroys the device's context: every allocation, stream
 // and pinned buffer of the program, the caller's as much as the function's own. The ledgers are emptied with it
-// (cuda_objects.hpp's counts too),
-// and the checks compare this count before and after a step's function to tell that it reset the device.
+// (cuda_objects.hpp's counts too), and the checks compare this count before and after a step's function to tell
+// that it reset the device.
 int device_resets();
 
 }  // namespace workshop

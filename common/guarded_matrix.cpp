@@ -50,10 +50,10 @@ void GuardedMatrix::download(float* host) const {
     CUDA_CHECK(cudaMemcpy(host, get(), count_ * sizeof(float), cudaMemcpyDeviceToHost));
 }
 
-// A kernel launched on a stream made with cudaStreamNonBlocking does not wait for the poison, which is on the default
-// stream: it may run before the poison or after it, and pass or fail by luck. So where the program made such a
-// stream, the poison waits behind a hold of 20 ms, longer than any launch of the battery takes to be queued and
-// run: such a kernel then runs first, and its output is poisoned after it, on every launch.
+// A kernel launched on a stream made with cudaStreamNonBlocking does not wait for the poison, which is on the
+// default stream: it may run before the poison or after it, and pass or fail by luck. So where the program made
+// such a stream, the poison waits behind a hold of 20 ms, longer than any launch of the battery takes to be queued
+// and run: such a kernel then runs first, and its output is poisoned after it, on every launch.
 void GuardedMatrix::poison() {
     if (non_blocking_streams_made() > 0) hold_the_default_stream(20000);
     poison_device(get(), count_);
