@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+
+// The runtime's own call, past the wrapper in cuda_objects.cpp: the poison's stream is the harness's, not counted.
+extern "C" cudaError_t __real_cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 
 namespace workshop {
 
@@ -27,6 +31,42 @@ size_t array_bytes(const cudaChannelFormatDesc* desc, size_t width, size_t heigh
 }
 
 std::atomic<int> resets{0};
+std::atomic<int> poisoning{0};  // FreshDeviceMemoryPoisoned objects alive
+
+// A non-blocking stream, so that the poison waits for none of the program's work and none of it waits for the
+// poison. Made again after a reset, which destroyed it.
+cudaStream_t poison_stream() {
+    static std::mutex mutex;
+    static cudaStream_t stream = nullptr;
+    static int made_after_resets = -1;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (made_after_resets != resets.load()) {
+        if (__real_cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) return nullptr;
+        made_after_resets = resets.load();
+    }
+    return stream;
+}
+
+// Fills `bytes` of fresh memory with 0xFF: before the call returns, or in `stream`'s order for the stream-ordered
+// allocations. Nothing of it may show in the program's own error checks, or change what it captures into a graph.
+void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cudaStream_t* in_order_of = nullptr) {
+    if (poisoning.load() == 0 || allocated != cudaSuccess || !pointer || bytes == 0) return;
+    const cudaError_t pending = cudaPeekAtLastError();
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;  // none of these calls may end a capture under way
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    cudaError_t result = cudaErrorInvalidResourceHandle;
+    if (in_order_of) {
+        cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        result = cudaStreamIsCapturing(*in_order_of, &capture);
+        if (result == cudaSuccess && capture == cudaStreamCaptureStatusNone)
+            result = cudaMemsetAsync(pointer, 0xFF, bytes, *in_order_of);
+    } else if (const cudaStream_t stream = poison_stream()) {
+        result = cudaMemsetAsync(pointer, 0xFF, bytes, stream);
+        if (result == cudaSuccess) result = cudaStreamSynchronize(stream);
+    }
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    if (result != cudaSuccess && pending == cudaSuccess) (void)cudaGetLastError();
+}
 
 // Everything counted is gone with the context: a ledger that kept it would report it as leaked.
 void device_was_reset() {
@@ -41,6 +81,9 @@ Allocations device_allocations_held() { return ledger(kDevice).held(); }
 Allocations pinned_host_allocations_held() { return ledger(kPinnedHost).held(); }
 Allocations host_registrations_held() { return ledger(kRegisteredHost).held(); }
 int device_resets() { return resets.load(); }
+
+FreshDeviceMemoryPoisoned::FreshDeviceMemoryPoisoned() { ++poisoning; }
+FreshDeviceMemoryPoisoned::~FreshDeviceMemoryPoisoned() { --poisoning; }
 
 }  // namespace workshop
 
@@ -67,31 +110,38 @@ cudaError_t __real_cudaHostUnregister(void* pointer);
 cudaError_t __real_cudaDeviceReset();
 
 cudaError_t __wrap_cudaMalloc(void** pointer, size_t bytes) {
-    return workshop::ledger(workshop::kDevice).made(__real_cudaMalloc(pointer, bytes), pointer, bytes);
+    const cudaError_t result = __real_cudaMalloc(pointer, bytes);
+    workshop::poison_fresh(result, pointer ? *pointer : nullptr, bytes);
+    return workshop::ledger(workshop::kDevice).made(result, pointer, bytes);
 }
 cudaError_t __wrap_cudaMallocManaged(void** pointer, size_t bytes, unsigned int flags) {
     const cudaError_t result = __real_cudaMallocManaged(pointer, bytes, flags);
+    workshop::poison_fresh(result, pointer ? *pointer : nullptr, bytes);
     return workshop::ledger(workshop::kDevice).made(result, pointer, bytes);
 }
 cudaError_t __wrap_cudaMallocPitch(void** pointer, size_t* pitch, size_t width, size_t height) {
     const cudaError_t result = __real_cudaMallocPitch(pointer, pitch, width, height);
     const size_t bytes = result == cudaSuccess && pitch ? *pitch * height : 0;
+    workshop::poison_fresh(result, pointer ? *pointer : nullptr, bytes);
     return workshop::ledger(workshop::kDevice).made(result, pointer, bytes);
 }
 cudaError_t __wrap_cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream) {
     const cudaError_t result = __real_cudaMallocAsync(pointer, bytes, stream);
+    workshop::poison_fresh(result, pointer ? *pointer : nullptr, bytes, &stream);
     return workshop::ledger(workshop::kDevice).made(result, pointer, bytes);
 }
 // In C++, cudaMallocAsync(&p, bytes, pool, stream) is an overload in cuda_runtime.h that calls this one.
 cudaError_t __wrap_cudaMallocFromPoolAsync(void** pointer, size_t bytes, cudaMemPool_t pool, cudaStream_t stream) {
     const cudaError_t result = __real_cudaMallocFromPoolAsync(pointer, bytes, pool, stream);
+    workshop::poison_fresh(result, pointer ? *pointer : nullptr, bytes, &stream);
     return workshop::ledger(workshop::kDevice).made(result, pointer, bytes);
 }
 cudaError_t __wrap_cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent) {
     const cudaError_t result = __real_cudaMalloc3D(pitched, extent);
     if (result != cudaSuccess || !pitched) return result;
-    return workshop::ledger(workshop::kDevice).made(result, &pitched->ptr,
-                                                    pitched->pitch * extent.height * extent.depth);
+    const size_t bytes = pitched->pitch * extent.height * extent.depth;
+    workshop::poison_fresh(result, pitched->ptr, bytes);
+    return workshop::ledger(workshop::kDevice).made(result, &pitched->ptr, bytes);
 }
 // A CUDA array (what a texture object may read from) is counted with its texels' bytes as asked for; its layout
 // in memory is the driver's and unknown here. A height or depth of 0 means the array has fewer dimensions.

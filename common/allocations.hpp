@@ -28,4 +28,17 @@ Allocations host_registrations_held();
 // that it reset the device.
 int device_resets();
 
+// While one of these is alive (each shape of make check, the checked runs of make run, step 1's round trips), the
+// device memory the program allocates starts as 0xFF bytes, a NaN in every float, as the checked output does.
+// cudaMalloc promises nothing about what new memory holds, and it often holds zeros: a kernel that reads memory
+// nothing wrote (the padding of a copy, left unset) would be right by luck, and wrong the day the memory is
+// reused. The timed runs allocate without it, and CUDA arrays (written only by copies) are left as they come.
+class FreshDeviceMemoryPoisoned {
+public:
+    FreshDeviceMemoryPoisoned();
+    ~FreshDeviceMemoryPoisoned();
+    FreshDeviceMemoryPoisoned(const FreshDeviceMemoryPoisoned&) = delete;
+    FreshDeviceMemoryPoisoned& operator=(const FreshDeviceMemoryPoisoned&) = delete;
+};
+
 }  // namespace workshop

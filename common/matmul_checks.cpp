@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "allocations.hpp"
 #include "checked_launch.hpp"
 #include "cpu_reference.hpp"
 #include "cublas_reference.hpp"
@@ -76,6 +77,7 @@ void MatmulProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
 }
 
 CheckResult MatmulProblem::run_checked() {
+    const FreshDeviceMemoryPoisoned fresh_memory_poisoned;
     d_C_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;

@@ -163,7 +163,9 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
         v.hint = fmt::format("{} elements were never written (still holding the poison)", v.unwritten);
     } else if (v.written_nan > 0) {
         v.hint = fmt::format("{} elements are NaNs the kernel stored (not the poison): does it read the output before "
-                             "writing it (+= into memory nobody zeroed), or read outside the inputs?",
+                             "writing it (+= into memory nobody zeroed), read outside the inputs, or read memory it "
+                             "allocated and never wrote (the check fills new allocations with NaN: cudaMalloc "
+                             "promises nothing about what they hold)?",
                              v.written_nan);
     }
     return v;

@@ -249,6 +249,44 @@ TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
     EXPECT_EQ(now.bytes, start.bytes);
 }
 
+// What a kernel reads from memory nothing wrote must not be zeros by luck while a check runs: every way to allocate
+// device memory gives 0xFF bytes (NaN as floats) then, the stream-ordered ones in their stream's order, with no
+// error left for the program's own checks to find.
+TEST_F(Harness, DeviceMemoryAllocatedDuringACheckStartsAsNaN) {
+    const auto all_ff = [](const void* device, size_t bytes) {
+        std::vector<unsigned char> host(bytes, 0);
+        EXPECT_EQ(cudaMemcpy(host.data(), device, bytes, cudaMemcpyDefault), cudaSuccess);
+        return std::all_of(host.begin(), host.end(), [](unsigned char b) { return b == 0xFF; });
+    };
+    cudaStream_t own = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking), cudaSuccess);
+    void *plain = nullptr, *managed = nullptr, *pitched = nullptr, *async = nullptr;
+    size_t pitch = 0;
+    cudaPitchedPtr cube{};
+    {
+        const FreshDeviceMemoryPoisoned poisoned;
+        ASSERT_EQ(cudaMalloc(&plain, 1000), cudaSuccess);
+        ASSERT_EQ(cudaMallocManaged(&managed, 3000), cudaSuccess);
+        ASSERT_EQ(cudaMallocPitch(&pitched, &pitch, 100, 7), cudaSuccess);
+        ASSERT_EQ(cudaMalloc3D(&cube, make_cudaExtent(100, 3, 2)), cudaSuccess);
+        ASSERT_EQ(cudaMallocAsync(&async, 5000, own), cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(own), cudaSuccess);
+        EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    }
+    EXPECT_TRUE(all_ff(plain, 1000));
+    EXPECT_TRUE(all_ff(managed, 3000));
+    EXPECT_TRUE(all_ff(pitched, pitch * 7));
+    EXPECT_TRUE(all_ff(cube.ptr, cube.pitch * 3 * 2));
+    EXPECT_TRUE(all_ff(async, 5000));
+    float first = 0;
+    ASSERT_EQ(cudaMemcpy(&first, plain, sizeof first, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_TRUE(std::isnan(first));
+    for (void* p : {plain, managed, pitched, cube.ptr}) ASSERT_EQ(cudaFree(p), cudaSuccess);
+    ASSERT_EQ(cudaFreeAsync(async, own), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(own), cudaSuccess);
+    ASSERT_EQ(cudaStreamDestroy(own), cudaSuccess);
+}
+
 // A step function that resets the device: the reset is the verdict, named, for a launch and for step 1's round
 // trip alike, and the ledgers forget what the reset destroyed (else they would show it as leaked).
 TEST_F(Harness, AResetOfTheDeviceIsNamed) {
