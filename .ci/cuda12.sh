@@ -15,10 +15,12 @@ echo "cuda12: toolkit ready in $((SECONDS - start)) s: $nvcc12"
 .ci/compile_all_archs.sh "$build" "75 80 86 89 90" "-DCMAKE_CUDA_COMPILER=$nvcc12"
 
 start=$SECONDS
-cmake --build "$build" -j "$jobs" >"$build/build.log" 2>&1 || { tail -40 "$build/build.log"; echo "FAILED: the build with CUDA 12"; exit 1; }
+cmake --build "$build" -j "$jobs" >"$build/build.log" 2>&1 ||
+    { tail -40 "$build/build.log"; echo "FAILED: the build with CUDA 12"; exit 1; }
 grep -E 'warning' "$build/build.log" | grep -v 'ptxas' || true
 echo "cuda12: every program and test built with $("$nvcc12" --version | grep -o 'release [0-9.]*') in $((SECONDS - start)) s"
 
 start=$SECONDS
-common/make/run_tests.sh "$build" -j "$jobs" >"$build/tests.log" 2>&1 || { cat "$build/tests.log"; echo "FAILED: the tests of the CUDA 12 build"; exit 1; }
+common/make/run_tests.sh "$build" -j "$jobs" >"$build/tests.log" 2>&1 ||
+    { cat "$build/tests.log"; echo "FAILED: the tests of the CUDA 12 build"; exit 1; }
 echo "cuda12: $(tail -1 "$build/tests.log") ($((SECONDS - start)) s)"

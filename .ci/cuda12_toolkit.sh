@@ -47,7 +47,8 @@ for deb in "$work"/debs/*.deb; do
     case "$(basename "$deb")" in
         # Of the development package (static libraries of every CUDA library), only the headers and the runtime.
         nvidia-cuda-dev_*) dpkg-deb --fsys-tarfile "$deb" |
-                               tar -x -C "$work/fs" ./usr/include "$multiarch/libcudart_static.a" "$multiarch/libcudadevrt.a" ;;
+                               tar -x -C "$work/fs" ./usr/include "$multiarch/libcudart_static.a" \
+                                   "$multiarch/libcudadevrt.a" ;;
         *) dpkg-deb -x "$deb" "$work/fs" ;;
     esac
 done
@@ -59,10 +60,13 @@ deb_bin="$work/fs/usr/lib/nvidia-cuda-toolkit/bin"
 cp "$deb_bin/nvcc" "$tk/bin/"
 cp "$deb_bin"/crt/*.stub "$tk/bin/crt/"
 cp "$deb_bin/cicc" "$tk/nvvm/bin/"
-for tool in cudafe++ ptxas fatbinary nvlink bin2c nvprune cuobjdump cu++filt; do cp "$work/fs/usr/bin/$tool" "$tk/bin/"; done
+for tool in cudafe++ ptxas fatbinary nvlink bin2c nvprune cuobjdump cu++filt; do
+    cp "$work/fs/usr/bin/$tool" "$tk/bin/"
+done
 cp "$work/fs/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc" "$tk/nvvm/libdevice/"
 mv "$work/fs/usr/include" "$tk/include"
-cp -P "$work/fs/$multiarch"/lib{cudart,cublas,cublasLt}.so.12* "$work/fs/$multiarch"/lib{cudart_static,cudadevrt}.a "$tk/lib64/"
+cp -P "$work/fs/$multiarch"/lib{cudart,cublas,cublasLt}.so.12* "$work/fs/$multiarch"/lib{cudart_static,cudadevrt}.a \
+    "$tk/lib64/"
 for lib in cudart cublas cublasLt; do ln -s "lib$lib.so.12" "$tk/lib64/lib$lib.so"; done
 # nvcc reads this beside itself: where its tools, headers and libraries are.
 cat > "$tk/bin/nvcc.profile" <<'EOF'

@@ -15,10 +15,14 @@ export PATH="$PATH:/usr/local/cuda/bin"
 
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null ||
     ! command -v munged >/dev/null; then
-    [ "$(id -u)" = 0 ] || { echo "error: Slurm is not installed; as root: apt-get install slurmctld slurmd slurm-client munge" >&2; exit 1; }
+    [ "$(id -u)" = 0 ] || {
+        echo "error: Slurm is not installed; as root: apt-get install slurmctld slurmd slurm-client munge" >&2
+        exit 1
+    }
     echo "== installing slurmctld, slurmd, slurm-client, munge"
     export DEBIAN_FRONTEND=noninteractive
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge; } >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+          slurmctld slurmd slurm-client munge; } >/dev/null ||
         { echo "error: apt-get could not install Slurm and MUNGE" >&2; exit 1; }
 fi
 
@@ -205,7 +209,8 @@ expect "make class" 0 "^ci-student +step 1 \(transpose\) +- +- +no GPU: builds o
 # The rows a make status on a GPU writes (no GPU here): step reached and step-5 speed as % of the solution.
 gpu_rows=$'5,transpose,yes,PASS,2800,2826,\n5,matmul,yes,PASS,21000,47000,next\n'
 expect "make class with a GPU's figures" 0 "^gpu-student +step 5 \(matmul\) +99% +45% +a GPU" bash -c \
-    'source common/make/class.sh && WORKSHOP_STUDENT=gpu-student class_save "$1" yes >/dev/null && make class' _ "$gpu_rows"
+    'source common/make/class.sh && WORKSHOP_STUDENT=gpu-student class_save "$1" yes >/dev/null && make class' \
+    _ "$gpu_rows"
 unset WORKSHOP_CLASS_DIR
 
 echo "== make test's GPU part as one job"
@@ -215,7 +220,8 @@ grep -E "^skipped|^  - |^tests:" "$tmp/out"
 # A test that failed in the job: its own output, from ctest's log.
 for failed in $(cut -d: -f2 build/Testing/Temporary/LastTestsFailed.log 2>/dev/null); do
     echo "     | output of $failed:"
-    awk -v t="Testing: $failed" '$0 ~ t "$" { on = 1 } on && /^"[^"]*" end time/ { exit } on' build/Testing/Temporary/LastTest.log |
+    awk -v t="Testing: $failed" '$0 ~ t "$" { on = 1 } on && /^"[^"]*" end time/ { exit } on' \
+        build/Testing/Temporary/LastTest.log |
         tail -n 25 | sed 's/^/     | /'
 done
 ran_as_job "make test's GPU part" gpu_tests.sh
@@ -231,7 +237,8 @@ for where in "in the job" "here"; do
 done
 
 echo "== the instructor's batch script"
-expect "sbatch results.sbatch" 2 "Submitted batch job" timeout 600 sbatch --wait --partition=gpu --output="$tmp/results-%j.out" common/make/results.sbatch
+expect "sbatch results.sbatch" 2 "Submitted batch job" \
+    timeout 600 sbatch --wait --partition=gpu --output="$tmp/results-%j.out" common/make/results.sbatch
 expect "its log in build/results" 0 "no CUDA device" cat build/results/job.log
 
 echo "== refused jobs"
@@ -253,7 +260,9 @@ expect "time limit: one line" 6 "^error: srun stopped the job: .*DUE TO TIME LIM
 exactly_one_line "time limit"
 
 echo "== jobs the cluster ran"
-scontrol -o show jobs | sed -E 's/.*(JobId=[0-9]+) (JobName=[^ ]+).*(JobState=[A-Z]+).*(ExitCode=[0-9:]+).*(Partition=[^ ]+).*/  \1 \2 \3 \4 \5/' | sed 's/JobName=/name=/'
+scontrol -o show jobs | sed -E \
+    's/.*(JobId=[0-9]+) (JobName=[^ ]+).*(JobState=[A-Z]+).*(ExitCode=[0-9:]+).*(Partition=[^ ]+).*/  \1 \2 \3 \4 \5/' |
+    sed 's/JobName=/name=/'
 
 echo
 [ $failures -eq 0 ] && echo "slurm test: every check passed" || echo "slurm test: $failures checks FAILED"

@@ -282,7 +282,8 @@ std::string not_run_reason(const ChildResult& r) {
 std::string what_to_do_when_not_run(const std::string& why) {
     if (why.rfind("not enough device memory", 0) == 0)
         return "free some (nvidia-smi lists the programs that hold it) and run make check again";
-    if (why.rfind("not enough host memory", 0) == 0) return "free some (or ask the job for more) and run make check again";
+    if (why.rfind("not enough host memory", 0) == 0)
+        return "free some (or ask the job for more) and run make check again";
     return "run make check again when it is less busy";
 }
 
@@ -485,7 +486,8 @@ int run_battery(const BatteryRequest& request) {
     const auto failed = [&](const ShapeOutcome& o) { return !o.pass && ran(o); };
     const auto failing = std::count_if(shapes.begin(), shapes.end(), failed);
     const auto not_run = std::count_if(shapes.begin(), shapes.end(), std::not_fn(ran));
-    const bool any_timeout = std::any_of(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
+    const bool any_timeout =
+        std::any_of(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
     std::vector<std::string> reasons;
     if (failing) {
         const auto first = std::find_if(shapes.begin(), shapes.end(), failed);
@@ -515,13 +517,15 @@ int run_battery(const BatteryRequest& request) {
     if (has_round_trip && !round_trip.pass && !round_trip_not_run) {
         reasons.push_back(fmt::format("the round trip at {}: {}", request.round_trip_shape->label,
                                       reason_of(round_trip.headline)));
-        if (auto hint = byte_count_hint(failing == 0 && not_run == 0); !hint.empty()) reasons.push_back(std::move(hint));
+        if (auto hint = byte_count_hint(failing == 0 && not_run == 0); !hint.empty())
+            reasons.push_back(std::move(hint));
     }
 
     std::string checks_note;
     std::vector<std::string> not_run_tools;
     if (sanitizer.empty()) {
-        checks_note = "memory, race and barrier checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
+        checks_note =
+            "memory, race and barrier checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
         fmt::print("{}\n", checks_note);
     } else {
         fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", joined_with_and(request.sanitizer_shapes));
@@ -583,7 +587,8 @@ int run_battery(const BatteryRequest& request) {
 int run_sanitizers(const BatteryRequest& request) {
     const std::string sanitizer = find_sanitizer();
     if (sanitizer.empty()) {
-        fmt::print(stderr, "error: compute-sanitizer not found; it ships with the CUDA Toolkit (add its bin/ to PATH)\n");
+        fmt::print(stderr,
+                   "error: compute-sanitizer not found; it ships with the CUDA Toolkit (add its bin/ to PATH)\n");
         return kExitBadUsage;
     }
     const std::vector<std::string>& tools = kSanitizerTools;

@@ -36,16 +36,18 @@ bool is_best_copy_candidate(const std::string& name) {
 bool bench_odd_shapes(const std::string& track, const std::filesystem::path& bin, const std::string& passthrough,
                       const ProgramRunner& run, std::vector<ResultRow>& all) {
     const bool transpose = track == "transpose";
-    const std::vector<OddShape> shapes = transpose
-                                             ? std::vector<OddShape>(std::begin(kTransposeShapes), std::end(kTransposeShapes))
-                                             : std::vector<OddShape>(std::begin(kMatmulShapes), std::end(kMatmulShapes));
+    const std::vector<OddShape> shapes =
+        transpose ? std::vector<OddShape>(std::begin(kTransposeShapes), std::end(kTransposeShapes))
+                  : std::vector<OddShape>(std::begin(kMatmulShapes), std::end(kMatmulShapes));
     const std::filesystem::path program = bin / fmt::format("solution5_{}", track);
     bool ok = true;
     fmt::print("\n{} step 5 at awkward shapes (one run each)\n", track);
     if (transpose)
-        fmt::print("  {:<22} {:>9} {:>11} {:>9} {:>9}   {}\n", "shape", "step 5", "best copy", "sgeam", "GB/s", "step 5 as % of best copy / of sgeam");
+        fmt::print("  {:<22} {:>9} {:>11} {:>9} {:>9}   {}\n", "shape", "step 5", "best copy", "sgeam", "GB/s",
+                   "step 5 as % of best copy / of sgeam");
     else
-        fmt::print("  {:<22} {:>9} {:>11}   {}\n", "shape", "step 5", "cuBLAS FP32", "GFLOP/s; step 5 as % of cuBLAS FP32");
+        fmt::print("  {:<22} {:>9} {:>11}   {}\n", "shape", "step 5", "cuBLAS FP32",
+                   "GFLOP/s; step 5 as % of cuBLAS FP32");
     for (const auto& shape : shapes) {
         const std::string command =
             fmt::format("'{}' --csv --no-host --budget 0 {}{}", program.string(), shape.options, passthrough);
@@ -71,7 +73,9 @@ bool bench_odd_shapes(const std::string& track, const std::filesystem::path& bin
             r.note = "awkward shape";
             all.push_back(r);
         }
-        const auto pct = [](double a, double b) { return b > 0 ? fmt::format("{:.1f}%", 100 * a / b) : std::string("-"); };
+        const auto pct = [](double a, double b) {
+            return b > 0 ? fmt::format("{:.1f}%", 100 * a / b) : std::string("-");
+        };
         if (transpose)
             fmt::print("  {:<22} {:>9.5g} {:>11.5g} {:>9.5g} {:>9}   {} / {}\n", shape.label, step, best_copy, geam, "",
                        pct(step, best_copy), pct(step, geam));

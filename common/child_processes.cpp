@@ -19,7 +19,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Clock::duration as_duration(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+Clock::duration as_duration(double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
 
 struct Running {
     size_t job;
@@ -116,7 +118,8 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
                 running.push_back(std::move(*r));
             } else {
                 ChildResult failed;
-                failed.err = fmt::format("could not start {}: {}", jobs[next_to_start].argv.at(0), std::strerror(errno));
+                failed.err =
+                    fmt::format("could not start {}: {}", jobs[next_to_start].argv.at(0), std::strerror(errno));
                 report(next_to_start, failed);
             }
             ++next_to_start;

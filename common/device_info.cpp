@@ -18,7 +18,8 @@ int require_a_device() {
     const cudaError_t error = cudaGetDeviceCount(&count);
     if (error != cudaSuccess || count == 0) {
         if (error != cudaSuccess)
-            fmt::print(stderr, "no CUDA device: cudaGetDeviceCount says {} ({}); is there an NVIDIA GPU with its driver?\n",
+            fmt::print(stderr,
+                       "no CUDA device: cudaGetDeviceCount says {} ({}); is there an NVIDIA GPU with its driver?\n",
                        cudaGetErrorName(error), cudaGetErrorString(error));
         else
             fmt::print(stderr, "no CUDA device: the driver lists none\n");
@@ -91,13 +92,14 @@ bool gpu_takes_one_process_at_a_time() {
 
 namespace {
 
-void exit_when_short(const char* memory, size_t bytes, size_t free_bytes, const std::string& what, WhenShort when_short) {
+void exit_when_short(const char* memory, size_t bytes, size_t free_bytes, const std::string& what,
+                     WhenShort when_short) {
     const bool skip = when_short == WhenShort::Skip;
     const size_t spare = skip ? size_t{1} << 30 : 0;  // device_info.hpp says why a skippable shape leaves some
     if (spare <= free_bytes && bytes <= free_bytes - spare) return;
     const std::string line =
-        fmt::format("not enough {} memory: {} needs {} bytes ({:.2f} GiB){}, only {} bytes ({:.2f} GiB) are free", memory,
-                    what, bytes, bytes / 1073741824.0, skip ? " and 1 GiB to spare" : "", free_bytes,
+        fmt::format("not enough {} memory: {} needs {} bytes ({:.2f} GiB){}, only {} bytes ({:.2f} GiB) are free",
+                    memory, what, bytes, bytes / 1073741824.0, skip ? " and 1 GiB to spare" : "", free_bytes,
                     free_bytes / 1073741824.0);
     if (skip) {
         fmt::print("SKIP not tried here: {}\n", line);

@@ -31,8 +31,10 @@ const std::string kUnit = "GFLOP/s";
 // step 1 holds pinned copies of all three as well.
 void require_memory_for(const Options& o) {
     const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
-    const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N, c = static_cast<size_t>(o.M) * o.N;
-    const size_t guards = 2 * (GuardedMatrix::guard_words(a) + GuardedMatrix::guard_words(b) + GuardedMatrix::guard_words(c));
+    const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N,
+                 c = static_cast<size_t>(o.M) * o.N;
+    const size_t guards =
+        2 * (GuardedMatrix::guard_words(a) + GuardedMatrix::guard_words(b) + GuardedMatrix::guard_words(c));
     require_device_memory((a + b + 2 * c + guards) * sizeof(float) + (64u << 20),
                           "a " + shape + " matmul (A, B, C and a reference C)");
     const size_t host_floats = kStep == 1 ? 2 * (a + b) + 4 * c : a + b + std::max(a, b) + 3 * c;
@@ -62,8 +64,10 @@ int check_one_shape(const Options& o) {
 int check_round_trip(const Options& o) {
 #ifdef WORKSHOP_HOST_API
     const std::string what = fmt::format("the round trip of a {}x{}x{} matmul", o.M, o.N, o.K);
-    const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N, c = static_cast<size_t>(o.M) * o.N;
-    require_device_memory((a + b + c) * sizeof(float) + (64u << 20), what + " (A, B and C on the device)", WhenShort::Skip);
+    const size_t a = static_cast<size_t>(o.M) * o.K, b = static_cast<size_t>(o.K) * o.N,
+                 c = static_cast<size_t>(o.M) * o.N;
+    require_device_memory((a + b + c) * sizeof(float) + (64u << 20), what + " (A, B and C on the device)",
+                          WhenShort::Skip);
     require_host_memory((a + b + 2 * c) * sizeof(float), what + " (its host copies)", WhenShort::Skip);
     return report_shape(check_matmul_from_host(o.M, o.N, o.K, o.seed), "matmul_from_host: ");
 #else
@@ -81,16 +85,20 @@ void add_host_rows(const Options& o, const DeviceFacts& dev, const MatmulInputs&
     plan.warmup = 1;
     std::vector<float> C(static_cast<size_t>(o.M) * o.N);
     const Timing cpu = time_on_host([&] { matmul_cpu(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K); }, plan);
-    rows.push_back(make_row(kTrack, "CPU (OpenMP)", "cpu", shape, cpu, gigaflops_per_second(flops, cpu.median_s()), kUnit, dev));
+    rows.push_back(make_row(kTrack, "CPU (OpenMP)", "cpu", shape, cpu, gigaflops_per_second(flops, cpu.median_s()),
+                            kUnit, dev));
 
     PinnedBuffer<float> A(in.A.size()), B(in.B.size()), pinned_C(C.size());
     std::copy(in.A.begin(), in.A.end(), A.get());
     std::copy(in.B.begin(), in.B.end(), B.get());
-    const Timing pageable = time_on_host([&] { matmul_from_host(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K); }, plan);
-    const Timing pinned = time_on_host([&] { matmul_from_host(A.get(), B.get(), pinned_C.get(), o.M, o.N, o.K); }, plan);
+    const Timing pageable =
+        time_on_host([&] { matmul_from_host(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K); }, plan);
+    const Timing pinned =
+        time_on_host([&] { matmul_from_host(A.get(), B.get(), pinned_C.get(), o.M, o.N, o.K); }, plan);
     for (const auto& [name, t] : {std::pair{"round trip, pageable host memory", pageable},
                                   std::pair{"round trip, pinned host memory", pinned}}) {
-        ResultRow r = make_row(kTrack, name, "transfer", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);
+        ResultRow r =
+            make_row(kTrack, name, "transfer", shape, t, gigaflops_per_second(flops, t.median_s()), kUnit, dev);
         r.note = "matmul_from_host: allocate, copy A and B in, kernel, copy C out, free";
         rows.push_back(r);
     }
@@ -125,7 +133,8 @@ void add_reference_rows(const Options& o, const DeviceFacts& dev, const std::vec
     const std::string shape = fmt::format("{}x{}x{}", o.M, o.N, o.K);
     const double flops = matmul_flops(o.M, o.N, o.K);
     const Timing &fp32 = t[0], &tf32 = t[1];
-    rows.push_back(make_row(kTrack, "cuBLAS SGEMM FP32", "reference", shape, fp32, gigaflops_per_second(flops, fp32.median_s()), kUnit, dev));
+    rows.push_back(make_row(kTrack, "cuBLAS SGEMM FP32", "reference", shape, fp32,
+                            gigaflops_per_second(flops, fp32.median_s()), kUnit, dev));
     rows.back().note = "strict FP32 (CUBLAS_COMPUTE_32F_PEDANTIC): the yardstick";
     rows.push_back(make_row(kTrack, "cuBLAS SGEMM TF32 tensor cores", "reference", shape, tf32,
                             gigaflops_per_second(flops, tf32.median_s()), kUnit, dev));

@@ -201,14 +201,15 @@ std::string describe_launch(const LaunchModel& m) {
     std::string tail = m.waves.tail_blocks == 0
                            ? "no partial wave"
                            : fmt::format("last wave {:.0f}% full", 100 * m.waves.tail_fill);
-    return fmt::format("{} blocks x {} threads; {} blocks/SM resident, theoretical occupancy {:.0f}%; {:.2f} waves ({})",
+    return fmt::format("{} blocks x {} threads; {} blocks/SM resident, theoretical occupancy {:.0f}%; "
+                       "{:.2f} waves ({})",
                        m.blocks, m.threads_per_block, m.blocks_per_sm, 100 * m.occupancy, m.waves.count, tail);
 }
 
 std::string l2_note(double working_set_bytes, const DeviceFacts& device) {
     if (working_set_bytes > static_cast<double>(device.l2_bytes)) return {};
-    return fmt::format("the data ({:.1f} MB) fits in the {:.0f} MB L2: repeated runs are served from L2, so this is not "
-                       "DRAM bandwidth (use a larger size, or --flush-l2)",
+    return fmt::format("the data ({:.1f} MB) fits in the {:.0f} MB L2: repeated runs are served from L2, so this is "
+                       "not DRAM bandwidth (use a larger size, or --flush-l2)",
                        working_set_bytes / 1e6, device.l2_bytes / 1e6);
 }
 

@@ -102,11 +102,14 @@ std::string to_json(const std::vector<ResultRow>& rows) {
         const ResultRow& r = rows[i];
         // JSON has no NaN or Infinity: a number that is not finite (or a ratio < 0, meaning none) is null.
         auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : std::string("null"); };
-        auto ratio = [](double v) { return v < 0 || !std::isfinite(v) ? std::string("null") : fmt::format("{:.4g}", v); };
+        auto ratio = [](double v) {
+            return v < 0 || !std::isfinite(v) ? std::string("null") : fmt::format("{:.4g}", v);
+        };
         out += fmt::format(
             "  {{\"track\": \"{}\", \"name\": \"{}\", \"kind\": \"{}\", \"shape\": \"{}\", \"status\": \"{}\", "
             "\"reps\": {}, \"median_ms\": {}, \"min_ms\": {}, \"max_ms\": {}, \"rate\": {}, \"unit\": \"{}\", "
-            "\"pct_of_reference\": {}, \"pct_of_peak\": {}, \"device\": \"{}\", \"note\": \"{}\", \"date\": \"{}\"}}{}\n",
+            "\"pct_of_reference\": {}, \"pct_of_peak\": {}, \"device\": \"{}\", \"note\": \"{}\", "
+            "\"date\": \"{}\"}}{}\n",
             json_escape(r.track), json_escape(r.name), json_escape(r.kind), json_escape(r.shape), json_escape(r.status),
             r.reps, num(r.median_ms), num(r.min_ms), num(r.max_ms), num(r.rate), json_escape(r.unit),
             ratio(r.pct_of_reference), ratio(r.pct_of_peak), json_escape(r.device), json_escape(r.note),
@@ -124,7 +127,9 @@ std::string to_table(const std::vector<ResultRow>& rows, const std::string& refe
     for (const auto& r : rows) {
         auto pct = [](double v) { return v < 0 ? std::string("-") : fmt::format("{:.1f}%", v); };
         const std::string ms = r.median_ms > 0 ? fmt::format("{:.4g}", r.median_ms) : "-";
-        const std::string rate = r.rate <= 0 ? "-" : r.rate >= 1000 ? fmt::format("{:.0f}", r.rate) : fmt::format("{:.4g}", r.rate);
+        const std::string rate = r.rate <= 0      ? "-"
+                                 : r.rate >= 1000 ? fmt::format("{:.0f}", r.rate)
+                                                  : fmt::format("{:.4g}", r.rate);
         out += fmt::format("  {:<{}}  {:<6} {:>10} {:>10} {:>9} {:>9}  {}\n", r.name, name_width,
                            r.status.empty() ? "-" : r.status, ms, rate, pct(r.pct_of_reference), pct(r.pct_of_peak),
                            r.note);

@@ -123,7 +123,8 @@ std::vector<ResultRow> read_rows(const fs::path& csv, const std::string& given_d
 }
 
 std::string spaced(std::string shape) {  // "8192x8192" -> "8192 x 8192"
-    for (size_t at = shape.find('x'); at != std::string::npos; at = shape.find('x', at + 3)) shape.replace(at, 1, " x ");
+    for (size_t at = shape.find('x'); at != std::string::npos; at = shape.find('x', at + 3))
+        shape.replace(at, 1, " x ");
     return shape;
 }
 
@@ -244,7 +245,8 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
         if (!second && r.median_ms > 0) spread[r.name][side_of(r)] = (r.max_ms - r.min_ms) / r.median_ms;
     }
     const std::string device = all.empty() ? "" : all.front().device;
-    fmt::print("\n{} sweep on {} ({}, median of each run; run 1 shown, both in the CSV)\n", spec.track, device, spec.unit);
+    fmt::print("\n{} sweep on {} ({}, median of each run; run 1 shown, both in the CSV)\n", spec.track, device,
+               spec.unit);
     std::string head = fmt::format("  {:<32}", "side");
     for (int size : spec.sweep_sizes) head += fmt::format(" {:>9}", size);
     fmt::print("{}\n", head);
@@ -319,7 +321,8 @@ int main(int argc, char** argv) {
         else if (arg == "--date" && i + 1 < argc) date = argv[++i];
         else if (arg == "--sweep") sweep = true;
         else if (arg == "--help" || arg == "-h") {
-            fmt::print("usage: {} [--sweep] [--out DIR] [--track transpose|matmul] [program options, e.g. --reps 50 --flush-l2]\n"
+            fmt::print("usage: {} [--sweep] [--out DIR] [--track transpose|matmul] "
+                       "[program options, e.g. --reps 50 --flush-l2]\n"
                        "       {} --replot DIR [--out DIR] [--date YYYY-MM-DD]   (tables and charts again from DIR's\n"
                        "           CSV files; --date: the day measured, for rows written before they carried one)\n",
                        argv[0], argv[0]);

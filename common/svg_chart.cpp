@@ -108,12 +108,13 @@ std::string svg_bar_chart(const ChartText& t, const std::vector<Bar>& bars, cons
     std::string svg = header(width, height, t);
     for (double tick : axis.ticks) {
         const double x = x_of(tick);
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n", x,
-                           top, bottom);
+        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+                           "stroke=\"#e4e4e4\"/>\n",
+                           x, top, bottom);
         svg += text(x, bottom + 16, kSmallPx, "middle", chart::tick_label(tick));
     }
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#999\"/>\n", left, top,
-                       bottom);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#999\"/>\n",
+                       left, top, bottom);
     svg += text(left + plot_w / 2, bottom + 38, kLabelPx, "middle", axis_unit(t, axis));
 
     std::vector<std::string> labels;
@@ -125,8 +126,8 @@ std::string svg_bar_chart(const ChartText& t, const std::vector<Bar>& bars, cons
         const double y = top + i * row_h, end = x_of(bars[i].value);
         svg += text(left - 8, y + 17, kLabelPx, "end", bars[i].label);
         if (bars[i].value > 0)
-            svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n", left,
-                               y + 4, std::max(end - left, 2.0), row_h - 8, colors[i]);
+            svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n",
+                               left, y + 4, std::max(end - left, 2.0), row_h - 8, colors[i]);
     }
     for (size_t i = 0; i < limits.size(); ++i)
         svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\" "
@@ -184,8 +185,9 @@ std::string svg_line_chart(const ChartText& t, const std::string& x_label, const
     std::string svg = header(width, height, t);
     svg += text(left, top - 12, kLabelPx, "start", axis_unit(t, axis));
     for (double tick : axis.ticks) {
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e4e4e4\"/>\n", left,
-                           py(tick), left + plot_w);
+        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                           "stroke=\"#e4e4e4\"/>\n",
+                           left, py(tick), left + plot_w);
         svg += text(left - 6, py(tick) + 4, kSmallPx, "end", chart::tick_label(tick));
     }
     // x ticks at the measured sizes, every other one left out while their labels would touch.
@@ -193,14 +195,15 @@ std::string svg_line_chart(const ChartText& t, const std::string& x_label, const
     for (double x : xs) {
         const std::string label = fmt::format("{:g}", x);  // a size, written out: 16384, not 16.384k
         const double w = text_width(label, kSmallPx);
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n", px(x),
-                           top, bottom);
+        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+                           "stroke=\"#e4e4e4\"/>\n",
+                           px(x), top, bottom);
         if (px(x) - w / 2 < last_label_end + 8) continue;
         svg += text(px(x), bottom + 16, kSmallPx, "middle", label);
         last_label_end = px(x) + w / 2;
     }
-    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", left, top,
-                       plot_w, plot_h);
+    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n",
+                       left, top, plot_w, plot_h);
     svg += text(left + plot_w / 2, bottom + 38, kLabelPx, "middle", x_label);
 
     std::vector<std::string> labels;
@@ -215,16 +218,20 @@ std::string svg_line_chart(const ChartText& t, const std::string& x_label, const
         const auto& s = series[i];
         const std::string dash = s.dashed ? " stroke-dasharray=\"7,4\"" : "";
         std::string path;
-        for (const auto& [x, y] : s.points) path += fmt::format("{}{:.1f},{:.1f} ", path.empty() ? "M" : "L", px(x), py(y));
-        svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.2\"{}/>\n", path, colors[i], dash);
+        for (const auto& [x, y] : s.points)
+            path += fmt::format("{}{:.1f},{:.1f} ", path.empty() ? "M" : "L", px(x), py(y));
+        svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.2\"{}/>\n", path, colors[i],
+                           dash);
         if (!s.dashed)
             for (const auto& [x, y] : s.points)
-                svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", px(x), py(y), colors[i]);
+                svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", px(x), py(y),
+                                   colors[i]);
     }
     for (size_t rank = 0; rank < order.size(); ++rank) {
         const size_t i = order[rank];
         const double y = top + 10 + 20 * rank;
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2.2\"{4}/>\n",
+        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" "
+                           "stroke-width=\"2.2\"{4}/>\n",
                            legend_x, y, legend_x + 26, colors[i], series[i].dashed ? " stroke-dasharray=\"7,4\"" : "");
         svg += text(legend_x + 32, y + 4, kLegendPx, "start", series[i].label);
     }

@@ -34,7 +34,8 @@ void require_memory_for(const Options& o) {
     const size_t n = static_cast<size_t>(o.rows) * o.cols;
     const std::string shape = fmt::format("{}x{}", o.rows, o.cols);
     const size_t guards = 2 * 2 * GuardedMatrix::guard_words(n);
-    require_device_memory((2 * n + guards) * sizeof(float) + (64u << 20), "a " + shape + " transpose (input and output)");
+    require_device_memory((2 * n + guards) * sizeof(float) + (64u << 20),
+                          "a " + shape + " transpose (input and output)");
     require_host_memory((kStep == 1 ? 4 : 3) * n * sizeof(float), "a " + shape + " transpose (its host copies)");
 }
 
@@ -87,8 +88,10 @@ void add_transfer_rows(const Options& o, const DeviceFacts& dev, const std::vect
 
     PinnedBuffer<float> pinned_in(n), pinned_out(n);
     std::copy(in.begin(), in.end(), pinned_in.get());
-    const Timing pageable_trip = time_on_host([&] { transpose_from_host(in.data(), out.data(), o.rows, o.cols); }, plan);
-    const Timing pinned_trip = time_on_host([&] { transpose_from_host(pinned_in.get(), pinned_out.get(), o.rows, o.cols); }, plan);
+    const Timing pageable_trip =
+        time_on_host([&] { transpose_from_host(in.data(), out.data(), o.rows, o.cols); }, plan);
+    const Timing pinned_trip =
+        time_on_host([&] { transpose_from_host(pinned_in.get(), pinned_out.get(), o.rows, o.cols); }, plan);
     for (const auto& [name, t] : {std::pair{"round trip, pageable host memory", pageable_trip},
                                   std::pair{"round trip, pinned host memory", pinned_trip}}) {
         ResultRow r = make_row(kTrack, name, "transfer", shape, t,
@@ -104,7 +107,8 @@ void add_transfer_rows(const Options& o, const DeviceFacts& dev, const std::vect
     };
     for (const auto& c : copies) {
         const Timing t = time_on_gpu([&] { CUDA_CHECK(cudaMemcpy(c.dst, c.src, n * sizeof(float), c.kind)); }, plan);
-        rows.push_back(make_row(kTrack, c.name, "transfer", shape, t, gigabytes_per_second(bytes, t.median_s()), kUnit, dev));
+        rows.push_back(
+            make_row(kTrack, c.name, "transfer", shape, t, gigabytes_per_second(bytes, t.median_s()), kUnit, dev));
     }
     details.push_back("transfers: GB/s of the copies count the bytes crossing the bus once; the round trips count the "
                       "transpose's own bytes, to compare with the kernel");
@@ -133,14 +137,17 @@ void add_reference_rows(const Options& o, const DeviceFacts& dev, const std::vec
     const auto fastest = std::min_element(t.begin(), t.begin() + kCopies,
                                           [](const Timing& a, const Timing& b) { return a.median_ms < b.median_ms; });
     const Timing &copy = *fastest, &memcpy = t[kCopies], &geam = t[kCopies + 1];
-    rows.push_back(make_row(kTrack, "copy kernel", "reference", shape, copy, gigabytes_per_second(bytes, copy.median_s()), kUnit, dev));
-    rows.back().note = fmt::format("__restrict__, float4, {}-thread blocks (the faster size here): the ceiling for a transpose",
-                                   kCopyBlockSizes[fastest - t.begin()]);
+    rows.push_back(make_row(kTrack, "copy kernel", "reference", shape, copy,
+                            gigabytes_per_second(bytes, copy.median_s()), kUnit, dev));
+    rows.back().note =
+        fmt::format("__restrict__, float4, {}-thread blocks (the faster size here): the ceiling for a transpose",
+                    kCopyBlockSizes[fastest - t.begin()]);
     rows.push_back(make_row(kTrack, "cudaMemcpy device-to-device", "reference", shape, memcpy,
                             gigabytes_per_second(bytes, memcpy.median_s()), kUnit, dev));
     rows.push_back(make_row(kTrack, "cuBLAS transpose (cublasSgeam)", "reference", shape, geam,
                             gigabytes_per_second(bytes, geam.median_s()), kUnit, dev));
-    ResultRow peak = make_row(kTrack, "theoretical DRAM bandwidth", "limit", shape, Timing{}, dev.dram_gbps, kUnit, dev);
+    ResultRow peak =
+        make_row(kTrack, "theoretical DRAM bandwidth", "limit", shape, Timing{}, dev.dram_gbps, kUnit, dev);
     peak.note = fmt::format("{} kHz x 2 x {} bits", dev.memory_clock_khz, dev.bus_width_bits);
     rows.push_back(peak);
 }

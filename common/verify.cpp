@@ -154,10 +154,12 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     v.ok = v.wrong == 0;
     if (v.ok) return v;
     if (v.unwritten == v.checked) {
-        v.hint = "Nothing was written: the output still holds the NaN poison (did the kernel run, and does it store to the output?)";
+        v.hint = "Nothing was written: the output still holds the NaN poison (did the kernel run, and does it store to "
+                 "the output?)";
     } else if (interior_exists && !interior_bad) {
         v.hint = v.unwritten == v.wrong
-                     ? "Only the last rows/columns were never written: does the grid round its block count up, so partial tiles are covered?"
+                     ? "Only the last rows/columns were never written: does the grid round its block count up, so "
+                       "partial tiles are covered?"
                      : "Only the edges are wrong: check the bounds tests of the partial tiles at the far edges";
     } else if (v.unwritten > 0) {
         v.hint = fmt::format("{} elements were never written (still holding the poison)", v.unwritten);
@@ -188,7 +190,9 @@ Verdict verify_transpose(const float* in, const float* out, int rows, int cols) 
         int64_t same = 0;
 #pragma omp parallel for reduction(+ : same)
         for (int64_t i = 0; i < n; ++i) same += in[i] == out[i];
-        if (same * 10 >= n * 9) v.hint = "The output is a copy of the input, not its transpose: swap the row and column roles in the store";
+        if (same * 10 >= n * 9)
+            v.hint = "The output is a copy of the input, not its transpose: swap the row and column roles "
+                     "in the store";
     }
     return v;
 }
@@ -209,8 +213,8 @@ Verdict verify_matmul_impl(const float* C, const Ref* reference, int M, int N, d
         return std::tuple<double, float, bool>{expected, actual, good};
     });
     if (!v.ok && v.hint.empty() && v.unwritten == 0 && v.written_nan == 0 && v.max_error < 1e3 * tolerance)
-        v.hint = fmt::format("Close but beyond the tolerance {:.2g} (largest error {:.2g}): is a partial K tile skipped, "
-                             "or are the inputs rounded (TF32)?",
+        v.hint = fmt::format("Close but beyond the tolerance {:.2g} (largest error {:.2g}): is a partial K tile "
+                             "skipped, or are the inputs rounded (TF32)?",
                              tolerance, v.max_error);
     return v;
 }

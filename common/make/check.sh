@@ -66,7 +66,8 @@ not_run=""
 [[ $last == *"not run"* ]] && not_run="; memory, race and barrier checks not run (no compute-sanitizer)"
 
 remembered=""
-[[ ${WORKSHOP_RATE_CACHE_S:-0} =~ ^[1-9][0-9]*$ ]] && remembered="; the solutions' times are remembered for $WORKSHOP_RATE_CACHE_S s"
+[[ ${WORKSHOP_RATE_CACHE_S:-0} =~ ^[1-9][0-9]*$ ]] &&
+    remembered="; the solutions' times are remembered for $WORKSHOP_RATE_CACHE_S s"
 echo "== timing your code, this step's solution and the last step's (same size, same machine, each alone on the GPU$remembered)"
 echo go >&"$gate_fd"
 wait "$timing_pid"

@@ -18,10 +18,12 @@ class_save() {
     [ -n "$dir" ] || return 0
     student=${WORKSHOP_STUDENT:-$(id -un)}
     file="$dir/$(tr -c 'A-Za-z0-9._\n-' '_' <<<"$student").csv"
-    if ! mkdir -p "$dir" 2>/dev/null || ! { echo "# student=$student gpu=$2"; printf '%s' "$1"; } >"$file.tmp.$$" 2>/dev/null ||
+    if ! mkdir -p "$dir" 2>/dev/null ||
+        ! { echo "# student=$student gpu=$2"; printf '%s' "$1"; } >"$file.tmp.$$" 2>/dev/null ||
         ! mv -f "$file.tmp.$$" "$file"; then
         rm -f "$file.tmp.$$"
-        echo "warning: could not write this status to the class folder $dir (ask the instructor to make it writable)" >&2
+        echo "warning: could not write this status to the class folder $dir (ask the instructor to make it writable)" \
+            >&2
         return 0
     fi
     echo "(written to the class folder: $file)"
@@ -30,12 +32,19 @@ class_save() {
 # class_table FOLDER: one line per student file in FOLDER.
 class_table() {
     local dir=$1 files=()
-    [ -d "$dir" ] || { echo "error: the class folder '$dir' does not exist (set WORKSHOP_CLASS_DIR, or name the folder)" >&2; return 2; }
+    [ -d "$dir" ] || {
+        echo "error: the class folder '$dir' does not exist (set WORKSHOP_CLASS_DIR, or name the folder)" >&2
+        return 2
+    }
     shopt -s nullglob
     files=("$dir"/*.csv)
-    if [ ${#files[@]} -eq 0 ]; then echo "error: no student has written a status to $dir yet (make status writes it)" >&2; return 1; fi
+    if [ ${#files[@]} -eq 0 ]; then
+        echo "error: no student has written a status to $dir yet (make status writes it)" >&2
+        return 1
+    fi
     echo "class in $dir: ${#files[@]} students"
-    printf '%-16s %-20s %-18s %-18s %-20s %s\n' student "step reached" "step 5 transpose" "step 5 matmul" "measured on" written
+    printf '%-16s %-20s %-18s %-18s %-20s %s\n' student "step reached" "step 5 transpose" "step 5 matmul" \
+        "measured on" written
     local f
     for f in "${files[@]}"; do
         awk -F, -v written="$(date -r "$f" '+%Y-%m-%d %H:%M')" '

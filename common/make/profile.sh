@@ -37,7 +37,8 @@ metrics=(
 conflict_metrics() {
     for op in ld st; do
         printf '%s\n' "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum" \
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum" "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_$op.sum"
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum" \
+            "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_$op.sum"
     done
 }
 list=$({ printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | grep -v '^='; conflict_metrics; } | paste -sd, -)
@@ -78,7 +79,9 @@ for m in "${metrics[@]}"; do
             x = o - (a - r); printf "%d", (x > 0 ? x : 0) }')
     else
         # ncu picks the duration's unit per value (nsecond, usecond, ...): keep it beside that number.
-        value=$(awk -F'","' -v m="$metric" '$13 == m { gsub(/"/, "", $15); u = (m == "gpu__time_duration.sum") ? " " $14 : ""; print $15 u; exit }' "$log")
+        value=$(awk -F'","' -v m="$metric" \
+            '$13 == m { gsub(/"/, "", $15); u = (m == "gpu__time_duration.sum") ? " " $14 : ""; print $15 u; exit }' \
+            "$log")
     fi
     printf '  %-32s %14s   %s\n' "$name" "${value:-n/a}" "$ideal"
 done

@@ -44,7 +44,8 @@ progress_record() {
 # progress_save STEP TRACK PASS|FAIL RATE UNIT PCT: remembers one result (RATE "-" and PCT 0 when no kernel
 # ran), about the step file as it is now.
 progress_save() {
-    _progress_replace "$1" "$2" "$(printf '%s\t' "$@")$(file_checksum "$PROGRESS_TOP/step$1/$2.cu")"$'\t'"$(date '+%Y-%m-%d %H:%M')"
+    _progress_replace "$1" "$2" \
+        "$(printf '%s\t' "$@")$(file_checksum "$PROGRESS_TOP/step$1/$2.cu")"$'\t'"$(date '+%Y-%m-%d %H:%M')"
 }
 
 # progress_remember: passes make check's output through as it comes, and remembers the verdict lines in it.
@@ -96,7 +97,8 @@ progress_summary() {
     IFS=$'\t' read -r _ _ _ rate unit pct _ <<<"$(progress_row "$1" "$2")"
     case $state in
         done|slow) if [ "$rate" = - ]; then echo "PASS, no kernel yet"
-                   else printf 'PASS %s %s, %s%%%s\n' "$rate" "$unit" "$pct" "$([ "$state" = slow ] && echo ' (slow)')"; fi ;;
+                   else printf 'PASS %s %s, %s%%%s\n' "$rate" "$unit" "$pct" \
+                            "$([ "$state" = slow ] && echo ' (slow)')"; fi ;;
         failed) echo FAIL ;;
         edited) echo "edited since the last check" ;;
         *) echo - ;;
@@ -136,7 +138,9 @@ progress_done_count() {
 }
 
 # in_git_checkout: whether the workshop is a git checkout of its own (not merely a folder inside another one).
-in_git_checkout() { [ "$(git -C "$PROGRESS_TOP" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$PROGRESS_TOP" && pwd -P)" ]; }
+in_git_checkout() {
+    [ "$(git -C "$PROGRESS_TOP" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$PROGRESS_TOP" && pwd -P)" ]
+}
 
 # starting_point STEP TRACK: prints the step file as the lesson ships it. In a git checkout that is the
 # committed version (if you commit your own work, your last commit); elsewhere the copy kept in

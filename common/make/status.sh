@@ -63,7 +63,8 @@ for step in 1 2 3 4 5; do
             "$bin/step${step}_${track}" --check >/dev/null 2>&1
             case $? in
                 0) correct=PASS ;;
-                4) problem="part of the check could not run here (too little free memory, or a GPU too busy): make check says which" ;;
+                4) problem="part of the check could not run here (too little free memory, or a GPU too busy): "
+                   problem+="make check says which" ;;
                 *) correct=FAIL problem="make check shows the first wrong element" ;;
             esac
             mine=$(step_rate "$bin/step${step}_${track}" $size --reps 5 --min-time 0 --warmup 1 2>/dev/null)
@@ -80,7 +81,8 @@ for step in 1 2 3 4 5; do
             fi
         fi
         # What was measured here is a verdict too: make watch and the next make status start from it.
-        [ $correct != - ] && progress_save "$step" "$track" "$correct" "$([ -n "$mine" ] && printf '%.0f' "$mine" || echo -)" "$unit" \
+        [ $correct != - ] && progress_save "$step" "$track" "$correct" \
+            "$([ -n "$mine" ] && printf '%.0f' "$mine" || echo -)" "$unit" \
             "$([ -n "$mine" ] && [ -n "$solution" ] && awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f", 100 * m / s }' || echo 0)"
         [ -z "$problem" ] && problem=$(progress_advice "$step" "$track")
         line=$(row "$step" "$track" "$builds" "$correct" "$speed" "$ratio" "$(progress_summary "$step" "$track")")

@@ -13,7 +13,8 @@ source "$here/progress.sh"
 source "$here/lib.sh"
 
 usage="usage: watch.sh BUILD_DIR [STEP 1-5] [TRACKS: transpose and/or matmul]"
-build=$(cd "${1:-}" 2>/dev/null && pwd) || { echo "error: no build folder '${1:-}' (run make first); $usage" >&2; exit 2; }
+build=$(cd "${1:-}" 2>/dev/null && pwd) ||
+    { echo "error: no build folder '${1:-}' (run make first); $usage" >&2; exit 2; }
 step=${2:-}
 tracks=${3:-$PROGRESS_TRACKS}
 [[ -z $step || $step =~ ^[1-5]$ ]] || { echo "error: step '$step' is not 1 to 5; $usage" >&2; exit 2; }
@@ -72,7 +73,8 @@ hint_text() {
 # from the program's own table), asked once per session.
 device_limit() {
     [ -n "${limits[$track]+set}" ] ||
-        limits[$track]=$(launch "$build/bin/solution${step}_${track}" --size 64 "${single_run[@]}" --no-host --csv 2>/dev/null |
+        limits[$track]=$(launch "$build/bin/solution${step}_${track}" --size 64 "${single_run[@]}" \
+            --no-host --csv 2>/dev/null |
             awk -F, '$3 == "limit" { printf "%s\t%.0f", $2, $10; exit }')
     echo "${limits[$track]}"
 }
@@ -144,7 +146,10 @@ draw() {
            [ "$outcome" = "done" ] || [ "$outcome" = slow ] && speed_line ;;
     esac
     [ -n "$took" ] && echo "($took)"
-    [ -n "$panel" ] && { echo "------------------------------------------------------------------------------------------------"; echo "$panel"; }
+    [ -n "$panel" ] && {
+        echo "------------------------------------------------------------------------------------------------"
+        echo "$panel"
+    }
     echo "------------------------------------------------------------------------------------------------"
     printf '%snext:%s %s\n' "$bold" "$normal" "$(advice)"
     [ $interactive = yes ] &&
@@ -174,7 +179,8 @@ advice() {
         slow) if [ "$(progress_row "$step" "$track" | cut -f4)" = - ]; then
                   echo "correct, but no kernel runs yet: the TODO(step $step) markers in $(file), h for a hint"
               else echo "correct, but well short of the solution: p to profile, h for a hint, then save again"; fi ;;
-        done) if [ "$step" -lt 5 ]; then echo "step $step $track is done: n for step $((step + 1)) (step$((step + 1))/README.md)"
+        done) if [ "$step" -lt 5 ]; then
+                  echo "step $step $track is done: n for step $((step + 1)) (step$((step + 1))/README.md)"
               else echo "the $track track is done: t for the other track, l for the list"; fi ;;
         *) echo "edit $(file) (the TODO(step $step) markers) and save" ;;
     esac
@@ -196,7 +202,8 @@ reset_current() {
     path="$top/$(file)"
     fresh=$(mktemp) || return
     if ! starting_point "$step" "$track" >"$fresh" 2>"$fresh.err"; then panel="reset: $(cat "$fresh.err")"
-    elif cmp -s "$fresh" "$path"; then panel="reset: $(file) is already at its starting point"; progress_forget "$step" "$track"
+    elif cmp -s "$fresh" "$path"; then
+        panel="reset: $(file) is already at its starting point"; progress_forget "$step" "$track"
     else
         backup="$path.bak-$(date +%Y%m%d-%H%M%S)"
         while [ -e "$backup" ]; do backup+=x; done

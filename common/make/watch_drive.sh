@@ -12,7 +12,8 @@ watch_tree() {
     (cd "$src" && { git ls-files -co --exclude-standard 2>/dev/null ||
                     find . \( -name build -o -name .git -o -name .workshop \) -prune -o -type f -print; }) |
         while IFS= read -r f; do
-            [ -f "$src/$f" ] && ! cmp -s "$src/$f" "$tree/$f" && { mkdir -p "$tree/$(dirname "$f")" && cp "$src/$f" "$tree/$f"; }
+            [ -f "$src/$f" ] && ! cmp -s "$src/$f" "$tree/$f" &&
+                { mkdir -p "$tree/$(dirname "$f")" && cp "$src/$f" "$tree/$f"; }
         done
     local log="$tree/build/watch_tree.log"
     mkdir -p "$tree/build" || return 1
@@ -32,14 +33,17 @@ cuda_arch_of() { sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$1/CMakeCache.
 # drive_start DIR COMMAND: runs COMMAND in DIR on a 200 x 60 terminal. When it ends, the terminal says
 # "watch exited: STATUS" and whether echo and line editing are back on ("terminal: icanon echo").
 drive_start() {
-    command -v tmux >/dev/null 2>&1 ||
-        { echo "error: tmux is not installed (it drives make watch in a real terminal): apt-get install tmux" >&2; return 1; }
+    command -v tmux >/dev/null 2>&1 || {
+        echo "error: tmux is not installed (it drives make watch in a real terminal): apt-get install tmux" >&2
+        return 1
+    }
     drive_socket=$(mktemp -d)/tmux  # a private server, removed with its folder by drive_stop
     tmux -S "$drive_socket" -f /dev/null new-session -d -x 200 -y 60 -c "$1" \
         "$2; echo \"watch exited: \$?\"; echo \"terminal: \$(stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(icanon|echo)' | paste -sd' ')\"; sleep 600" ||
         return 1
     # Should this script be killed before drive_stop (a test's time-out), the terminal goes with it.
-    ( while kill -0 $$ 2>/dev/null; do sleep 1; done; tmux -S "$drive_socket" kill-server; rm -rf "${drive_socket%/tmux}" ) </dev/null >/dev/null 2>&1 &
+    ( while kill -0 $$ 2>/dev/null; do sleep 1; done; tmux -S "$drive_socket" kill-server; \
+      rm -rf "${drive_socket%/tmux}" ) </dev/null >/dev/null 2>&1 &
     drive_watchdog=$!
 }
 
@@ -67,7 +71,8 @@ _drive_wait() {
         done
         { [ $want = all ] && [ -z "$missing" ]; } || { [ $want = any ] && [ $found = yes ]; } && return 0
         if [ $SECONDS -ge $deadline ]; then
-            printf 'timed out waiting for "%s" on the screen; it shows:\n%s\n' "$([ $want = all ] && echo "$missing" || echo "one of: $*")" "$screen"
+            printf 'timed out waiting for "%s" on the screen; it shows:\n%s\n' \
+                "$([ $want = all ] && echo "$missing" || echo "one of: $*")" "$screen"
             return 1
         fi
         sleep 0.05

@@ -24,7 +24,8 @@ struct TextBox {
 
 std::string unescape(std::string s) {
     for (const auto& [from, to] : {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
-        for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at)) s.replace(at, std::strlen(from), to);
+        for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at))
+            s.replace(at, std::strlen(from), to);
     return s;
 }
 
@@ -38,7 +39,8 @@ std::vector<TextBox> text_boxes(const std::string& svg) {
         const std::string attrs = m[5], text = unescape(m[6]);
         const double w = chart::text_width(text, px * (attrs.find("bold") != std::string::npos ? 1.1 : 1.0));
         const double left = m[4] == "start" ? x : m[4] == "middle" ? x - w / 2 : x - w;
-        boxes.push_back({text, left, left + w, y - 0.8 * px, y + 0.25 * px, attrs.find("stroke=") != std::string::npos, px});
+        boxes.push_back(
+            {text, left, left + w, y - 0.8 * px, y + 0.25 * px, attrs.find("stroke=") != std::string::npos, px});
     }
     return boxes;
 }
@@ -78,7 +80,8 @@ double parse_tick(const std::string& label) {
 std::vector<double> tick_values(const std::string& svg) {
     std::vector<double> ticks;
     for (const auto& b : text_boxes(svg))
-        if (b.px == 11 && !b.halo && std::regex_match(b.text, std::regex(R"([0-9.]+[kM]?)"))) ticks.push_back(parse_tick(b.text));
+        if (b.px == 11 && !b.halo && std::regex_match(b.text, std::regex(R"([0-9.]+[kM]?)")))
+            ticks.push_back(parse_tick(b.text));
     return ticks;
 }
 
@@ -88,7 +91,8 @@ bool is_125(double v) {
 }
 
 const ChartText kMatmulText{"matmul 4096 x 4096 x 4096 on NVIDIA H100 80GB HBM3",
-                            "measured 2026-11-22; each bar the median of its timed runs; dashed: the limits", "GFLOP/s"};
+                            "measured 2026-11-22; each bar the median of its timed runs; dashed: the limits",
+                            "GFLOP/s"};
 
 // The H100's `make run` figures: 92 to 66,908 GFLOP/s, the two limits 30% apart.
 const std::vector<Bar> kMatmulBars{{"CPU (OpenMP)", 92.06},
@@ -170,13 +174,15 @@ TEST(SvgChart, LineChartIsLogWhereValuesSpanMoreThanTenfoldAndListsTheLinesInOrd
         {"step 1", {{1024, 30.3}, {2048, 58.9}, {4096, 114.2}, {8192, 195.1}, {16384, 334.3}}, false},
         {"step 5", {{1024, 967.3}, {2048, 2637.9}, {4096, 2521.4}, {8192, 2786.2}, {16384, 2868.4}}, false},
         {"theoretical DRAM bandwidth", {{1024, 3352.3}, {16384, 3352.3}}, true}};
-    const std::string svg = svg_line_chart({"transpose, side from 1024 to 16384, on a GPU", "measured 2026-11-22", "GB/s"},
-                                           "matrix side (rows = cols)", series);
+    const std::string svg =
+        svg_line_chart({"transpose, side from 1024 to 16384, on a GPU", "measured 2026-11-22", "GB/s"},
+                       "matrix side (rows = cols)", series);
     EXPECT_NE(svg.find(">GB/s (log scale)<"), std::string::npos);
     EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);
     for (const char* size : {">1024<", ">2048<", ">16384<"}) EXPECT_NE(svg.find(size), std::string::npos) << size;
     // The legend from the highest line to the lowest.
-    const size_t peak = svg.find(">theoretical DRAM bandwidth<"), five = svg.find(">step 5<"), one = svg.find(">step 1<");
+    const size_t peak = svg.find(">theoretical DRAM bandwidth<"), five = svg.find(">step 5<"),
+                 one = svg.find(">step 1<");
     ASSERT_NE(one, std::string::npos);
     EXPECT_LT(peak, five);
     EXPECT_LT(five, one);

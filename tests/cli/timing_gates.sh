@@ -65,7 +65,8 @@ run_check() {
 }
 
 run_check
-[ $code -eq 0 ] && grep -q "^VERDICT step 3 transpose: PASS, 1500 GB/s, 79% of the solution, 0.79x step 2" <<<"$output" &&
+[ $code -eq 0 ] &&
+    grep -q "^VERDICT step 3 transpose: PASS, 1500 GB/s, 79% of the solution, 0.79x step 2" <<<"$output" &&
     ok "PASS, with the three rates" || bad "verdict (exit $code): $output"
 before "$(when step3_transpose "set-up")" "$(when step3_transpose "check ends")" &&
     ok "the student's run sets up during the battery" || bad "the student's run did not start before the battery ended"

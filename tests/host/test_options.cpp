@@ -85,7 +85,8 @@ TEST(Options, WarmupMayBeZeroButRepsMayNot) {
 }
 
 TEST(Options, ReadsOneShapeOfTheBattery) {
-    const auto t = parse(Track::Transpose, {"--check-shape", "--rows", "64", "--cols", "96", "--misalign", "3", "--no-guards"});
+    const auto t =
+        parse(Track::Transpose, {"--check-shape", "--rows", "64", "--cols", "96", "--misalign", "3", "--no-guards"});
     ASSERT_TRUE(t.ok()) << t.error;
     EXPECT_TRUE(t.options.check_shape);
     EXPECT_EQ(t.options.misalign, 3);
@@ -118,10 +119,13 @@ TEST(Options, TimingGoesOnForAMinimumTime) {
     EXPECT_EQ(parse(Track::Transpose, {}).options.min_time_s, 1.0);
     EXPECT_EQ(parse(Track::Transpose, {"--min-time", "0"}).options.min_time_s, 0.0);
     EXPECT_EQ(parse(Track::Matmul, {"--min-time=2.5"}).options.min_time_s, 2.5);
-    EXPECT_EQ(parse(Track::Matmul, {"--min-time", "-1"}).error, "--min-time: '-1' is not a number of seconds from 0 to 3600");
-    EXPECT_EQ(parse(Track::Matmul, {"--min-time", "1s"}).error, "--min-time: '1s' is not a number of seconds from 0 to 3600");
+    EXPECT_EQ(parse(Track::Matmul, {"--min-time", "-1"}).error,
+              "--min-time: '-1' is not a number of seconds from 0 to 3600");
+    EXPECT_EQ(parse(Track::Matmul, {"--min-time", "1s"}).error,
+              "--min-time: '1s' is not a number of seconds from 0 to 3600");
     EXPECT_EQ(parse(Track::Transpose, {"--min-time"}).error, "--min-time needs a value");
-    EXPECT_EQ(parse(Track::Transpose, {"--budget", "x"}).error, "--budget: 'x' is not a number of seconds from 0 to 3600");
+    EXPECT_EQ(parse(Track::Transpose, {"--budget", "x"}).error,
+              "--budget: 'x' is not a number of seconds from 0 to 3600");
 }
 
 TEST(Options, AMisalignmentIsZeroToThreeFloats) {

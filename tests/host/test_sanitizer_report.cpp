@@ -65,7 +65,8 @@ TEST(SanitizerReport, OlderToolsPutTheKernelAfterTheLine) {
     // Written by hand in the format of earlier compute-sanitizer releases: path, line, then the kernel.
     const std::string text =
         "========= Invalid __global__ write of size 4 bytes\n"
-        "=========     at 0x000002d0 in /home/s/work/step2/transpose.cu:22:transpose_element_per_thread(float const *, float *, int, int)\n"
+        "=========     at 0x000002d0 in /home/s/work/step2/transpose.cu:22:transpose_element_per_thread(float const *, "
+        "float *, int, int)\n"
         "=========     by thread (3,0,0) in block (1,0,0)\n"
         "=========     Address 0x7f3a is out of bounds\n"
         "=========     and is 12 bytes after the nearest allocation at 0x7f00 of size 1200 bytes\n";
@@ -73,13 +74,15 @@ TEST(SanitizerReport, OlderToolsPutTheKernelAfterTheLine) {
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].location, "step2/transpose.cu:22");
     EXPECT_EQ(findings[0].access, "write");
-    EXPECT_EQ(findings[0].sentence(), "out of bounds: step2/transpose.cu:22 writes 4 bytes, 12 bytes after the nearest allocation");
+    EXPECT_EQ(findings[0].sentence(),
+              "out of bounds: step2/transpose.cu:22 writes 4 bytes, 12 bytes after the nearest allocation");
 }
 
 TEST(SanitizerReport, AMisalignedVectorAccess) {
     const auto findings = parse_sanitizer_output("memcheck", log_file("memcheck_misaligned.txt"));
     ASSERT_EQ(findings.size(), 1u);
-    EXPECT_EQ(findings[0].sentence(), "misaligned: matmul.cu:96 reads 16 bytes at an address that is not a multiple of 16");
+    EXPECT_EQ(findings[0].sentence(),
+              "misaligned: matmul.cu:96 reads 16 bytes at an address that is not a multiple of 16");
 }
 
 TEST(SanitizerReport, AFailedCallIsNotABadAccess) {

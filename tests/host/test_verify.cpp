@@ -135,14 +135,16 @@ struct MatmulCase {
     int M, N, K;
     std::vector<float> A, B, C;
     std::vector<double> ref;
-    MatmulCase(int m, int n, int k) : M(m), N(n), K(k), A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n), ref(C.size()) {
+    MatmulCase(int m, int n, int k)
+        : M(m), N(n), K(k), A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n), ref(C.size()) {
         fill_random(A.data(), A.size(), 1);
         fill_random(B.data(), B.size(), 2);
         matmul_cpu(A.data(), B.data(), C.data(), M, N, K);
         matmul_reference(A.data(), B.data(), ref.data(), M, N, K);
     }
     Verdict verify() const {
-        return verify_matmul(C.data(), ref.data(), M, N, matmul_tolerance(K, max_abs(A.data(), A.size()), max_abs(B.data(), B.size())));
+        return verify_matmul(C.data(), ref.data(), M, N,
+                             matmul_tolerance(K, max_abs(A.data(), A.size()), max_abs(B.data(), B.size())));
     }
 };
 
@@ -221,7 +223,8 @@ TEST(Verdict, ReportsBothSidesOfTheGuardsAndTheWrongElementsToo) {
     t.out[7] += 1.0f;
     Verdict v = t.verify();
     v.add_guard_report({2, 5}, 0);
-    EXPECT_EQ(v.headline(), "wrote outside the output: 2 words before its start and 5 words after its end were changed");
+    EXPECT_EQ(v.headline(),
+              "wrote outside the output: 2 words before its start and 5 words after its end were changed");
     EXPECT_NE(v.summary().find("Also 1 of 1023 wrong"), std::string::npos) << v.summary();
 }
 

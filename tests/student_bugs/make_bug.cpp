@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
             for (size_t i = 0; i < source.size(); ++i)
                 if (trimmed(source[i]) == e.find) at.push_back(i);
             if (at.size() != 1)
-                throw std::runtime_error(std::string(argv[1]) + ": '" + e.find + "' occurs " + std::to_string(at.size()) +
-                                         " times in " + argv[2] + " (it must occur once)");
+                throw std::runtime_error(std::string(argv[1]) + ": '" + e.find + "' occurs " +
+                                         std::to_string(at.size()) + " times in " + argv[2] + " (it must occur once)");
             const std::string indent = source[at[0]].substr(0, source[at[0]].find_first_not_of(" \t"));
             std::vector<std::string> with;
             for (const auto& r : e.replace) with.push_back(indent + r);

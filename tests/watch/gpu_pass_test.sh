@@ -20,7 +20,13 @@ trap 'drive_stop; cp "$original" "$step_file"; rm -f "$original"; rm -rf "$tree/
 rm -rf "$tree/.workshop" "$tree"/step[1-5]/*.cu.bak-*
 fail() { echo "FAIL: $*"; exit 1; }
 # The screen as text, without the empty rows below it.
-keep_screen() { { echo "==== $1"; drive_screen | awk 'NF { last = NR } { row[NR] = $0 } END { for (i = 1; i <= last; i++) print row[i] }'; echo; } >>"$screens"; }
+keep_screen() {
+    {
+        echo "==== $1"
+        drive_screen | awk 'NF { last = NR } { row[NR] = $0 } END { for (i = 1; i <= last; i++) print row[i] }'
+        echo
+    } >>"$screens"
+}
 : >"$screens"
 
 drive_start "$tree/step3" "make watch TRACK=transpose" || exit 1
@@ -55,7 +61,8 @@ drive_wait 10 "watch exited: 0" || fail "q"
 
 # Too little free GPU memory to check is a verdict on the room, not on the code: NOT CHECKED (exit 4), with advice
 # to match, and the PASS stays remembered.
-out=$(WORKSHOP_DEVICE_MEMORY_LIMIT=1000000 WATCH=once "$tree/common/make/watch.sh" "$tree/build" 3 transpose </dev/null 2>&1)
+out=$(WORKSHOP_DEVICE_MEMORY_LIMIT=1000000 WATCH=once "$tree/common/make/watch.sh" "$tree/build" 3 transpose \
+      </dev/null 2>&1)
 code=$?
 { echo "==== WATCH=once with 1 MB of device memory"; echo "$out"; } >>"$screens"
 [ $code -eq 4 ] || fail "too little memory: exit $code, expected 4: $out"

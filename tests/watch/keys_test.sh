@@ -15,7 +15,9 @@ rm -rf "$tree/.workshop" "$tree"/step[1-5]/*.cu.bak-*   # no progress from an ea
 fail() { echo "FAIL: $*"; exit 1; }
 
 # The compile error goes in as line 6; the compiler must be quoted at exactly that file and line.
-break_the_file() { { head -n 5 "$original"; echo 'int this_line_does_not_compile = ;'; tail -n +6 "$original"; } >"$step_file"; }
+break_the_file() {
+    { head -n 5 "$original"; echo 'int this_line_does_not_compile = ;'; tail -n +6 "$original"; } >"$step_file"
+}
 hint_title() { sed -n "s|.*<summary>Hint $1: \(.*\)</summary>.*|\1|p" "$hints"; }
 hint_count=$(grep -c '<summary>Hint ' "$hints")
 
@@ -24,8 +26,10 @@ for step in 1 2 3 4 5; do
     for track in transpose matmul; do
         file="$tree/step$step/hints/$track.md"
         numbers=$(sed -n 's|.*<summary>Hint \([0-9]*\).*|\1|p' "$file" 2>/dev/null | paste -sd' ')
-        [ "$(wc -w <<<"$numbers")" -ge 3 ] || fail "step$step/hints/$track.md has hints '$numbers'; at least 3 are needed"
-        [ "$numbers" = "$(seq -s' ' 1 "$(wc -w <<<"$numbers")")" ] || fail "step$step/hints/$track.md numbers its hints $numbers"
+        [ "$(wc -w <<<"$numbers")" -ge 3 ] ||
+            fail "step$step/hints/$track.md has hints '$numbers'; at least 3 are needed"
+        [ "$numbers" = "$(seq -s' ' 1 "$(wc -w <<<"$numbers")")" ] ||
+            fail "step$step/hints/$track.md numbers its hints $numbers"
         grep '<summary>Hint ' "$file" | tail -n 1 | grep -q 'nearly the answer' ||
             fail "the last hint of step$step/hints/$track.md is not marked as nearly the answer"
     done
@@ -45,7 +49,8 @@ checked() { drive_wait "$1" "$2" && drive_wait_any "$1" "step3/transpose.cu buil
 checked 300 "[check 1]" || fail "the first check of the untouched file"
 
 break_the_file
-drive_wait 120 "[check 2]" "step3/transpose.cu does not compile" "step3/transpose.cu:6: error" || fail "the compile error"
+drive_wait 120 "[check 2]" "step3/transpose.cu does not compile" "step3/transpose.cu:6: error" ||
+    fail "the compile error"
 echo "the compile error is on screen, at its file and line"
 
 drive_keys h
@@ -95,7 +100,8 @@ out=$(WATCH=once "$tree/common/make/watch.sh" "$tree/build" 3 transpose </dev/nu
 status=$?
 echo "$out"
 [ $status -eq 1 ] || fail "a compile error should exit 1 in the one-screen mode, not $status"
-grep -q "step3/transpose.cu:6: error" <<<"$out" || fail "the one-screen mode does not show the error at step3/transpose.cu:6"
+grep -q "step3/transpose.cu:6: error" <<<"$out" ||
+    fail "the one-screen mode does not show the error at step3/transpose.cu:6"
 cp "$original" "$step_file"
 
 echo "-- polling instead of inotifywait"

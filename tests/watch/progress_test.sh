@@ -12,7 +12,8 @@ trap 'cp "$original" "$step_file"; rm -f "$original"; rm -rf "$tree/.workshop"' 
 rm -rf "$tree/.workshop"
 failures=0
 expect() {  # expect WHAT ACTUAL EXPECTED
-    if [ "$2" = "$3" ]; then echo "ok: $1: $2"; else echo "FAIL: $1: got '$2', expected '$3'"; failures=$((failures + 1)); fi
+    if [ "$2" = "$3" ]; then echo "ok: $1: $2"
+    else echo "FAIL: $1: got '$2', expected '$3'"; failures=$((failures + 1)); fi
 }
 
 expect "nothing recorded" "$(progress_state 3 transpose)" none
@@ -50,14 +51,16 @@ cp "$original" "$step_file"
 expect "the passing version back" "$(progress_state 3 transpose)" done
 
 # make check pipes its output through progress_remember: every line passes, the verdict is remembered.
-out=$(printf '== step 2 matmul: your code on every shape\nVERDICT step 2 matmul: PASS, 9100 GFLOP/s, 97%% of the solution\n' |
+out=$(printf \
+      '== step 2 matmul: your code on every shape\nVERDICT step 2 matmul: PASS, 9100 GFLOP/s, 97%% of the solution\n' |
       "$tree/common/make/progress.sh" progress_remember)
 expect "make check's output passes through" "$(wc -l <<<"$out")" 2
 expect "make check's verdict is remembered" "$(progress_summary 2 matmul)" "PASS 9100 GFLOP/s, 97%"
 progress_forget 2 matmul
 
 # A new shell (a new session) reads the same state.
-expect "another session" "$(bash -c "source '$tree/common/make/progress.sh'; progress_summary 3 transpose")" "PASS 975 GB/s, 98%"
+expect "another session" "$(bash -c "source '$tree/common/make/progress.sh'; progress_summary 3 transpose")" \
+    "PASS 975 GB/s, 98%"
 
 progress_forget 3 transpose
 expect "after a reset" "$(progress_state 3 transpose)" none
