@@ -2,6 +2,7 @@
 
 #include "cuda_objects.hpp"
 #include "ledger.hpp"
+#include "matrix_data.hpp"
 
 #include <cuda_runtime.h>
 
@@ -47,7 +48,7 @@ cudaStream_t poison_stream() {
     return stream;
 }
 
-// Fills `bytes` of fresh memory with 0xFF: before the call returns, or in `stream`'s order for the stream-ordered
+// Fills `bytes` of fresh memory with the poison: before the call returns, or in `stream`'s order for the stream-ordered
 // allocations. Nothing of it may show in the program's own error checks, or change what it captures into a graph.
 void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cudaStream_t* in_order_of = nullptr) {
     if (poisoning.load() == 0 || allocated != cudaSuccess || !pointer || bytes == 0) return;
@@ -59,9 +60,9 @@ void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cuda
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
         result = cudaStreamIsCapturing(*in_order_of, &capture);
         if (result == cudaSuccess && capture == cudaStreamCaptureStatusNone)
-            result = cudaMemsetAsync(pointer, 0xFF, bytes, *in_order_of);
+            result = cudaMemsetAsync(pointer, kPoisonByte, bytes, *in_order_of);
     } else if (const cudaStream_t stream = poison_stream()) {
-        result = cudaMemsetAsync(pointer, 0xFF, bytes, stream);
+        result = cudaMemsetAsync(pointer, kPoisonByte, bytes, stream);
         if (result == cudaSuccess) result = cudaStreamSynchronize(stream);
     }
     cudaThreadExchangeStreamCaptureMode(&mode);

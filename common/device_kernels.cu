@@ -66,7 +66,7 @@ void hold_the_default_stream(int64_t microseconds) {
 }
 
 void poison_device(float* device_data, size_t count) {
-    CUDA_CHECK(cudaMemset(device_data, 0xFF, count * sizeof(float)));
+    CUDA_CHECK(cudaMemset(device_data, kPoisonByte, count * sizeof(float)));
 }
 
 }  // namespace workshop

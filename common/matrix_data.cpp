@@ -31,7 +31,7 @@ void fill_poison(float* data, size_t count) {
     const auto n = static_cast<int64_t>(count);
 #pragma omp parallel for schedule(static)
     for (int64_t start = 0; start < n; start += kChunk)
-        std::memset(data + start, 0xFF, static_cast<size_t>(std::min(kChunk, n - start)) * sizeof(float));
+        std::memset(data + start, kPoisonByte, static_cast<size_t>(std::min(kChunk, n - start)) * sizeof(float));
 }
 
 }  // namespace workshop

@@ -44,6 +44,7 @@ float random_value(uint64_t seed, uint64_t i);
 
 void fill_random(float* data, size_t count, uint64_t seed);  // on all of the host's threads
 // The poison's bits: every byte 0xFF, so the device can be poisoned with a byte-wise memset.
+constexpr int kPoisonByte = 0xFF;
 constexpr uint32_t kPoisonBits = 0xFFFFFFFFu;
 bool is_poison(float value);
 
