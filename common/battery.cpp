@@ -392,7 +392,7 @@ int run_battery(const BatteryRequest& request) {
     if (has_round_trip) jobs.push_back(round_trip_job(request));
 
     fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}, and device memory the calls "
-               "allocate starts as NaN too; two more calls at each shape, "
+               "allocate and the shared memory every launch finds start as NaN too; two more calls at each shape, "
                "the last one verified too, and two at larger sizes after the small ones, which fail a launch that "
                "leaves memory (or a stream, event, texture or surface object or graph) behind on every call, or "
                "device memory at every new size; a failing answer launched once more, to see whether it changes; "

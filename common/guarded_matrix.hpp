@@ -36,7 +36,9 @@ public:
 
     void upload(const float* host);
     void download(float* host) const;
-    void poison();  // the matrix only; the guards keep their canaries
+    // NaN in the matrix (the guards keep their canaries) and, where there are guards, in the shared memory of every
+    // SM, for the launch that follows.
+    void poison();
 
     // Canaries changed since construction, before and after the matrix.
     OutsideWrites outside_writes() const;

@@ -165,9 +165,10 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
         v.hint = fmt::format("{} elements were never written (still holding the poison)", v.unwritten);
     } else if (v.written_nan > 0) {
         v.hint = fmt::format("{} elements are NaNs the kernel stored (not the poison): does it read the output before "
-                             "writing it (+= into memory nobody zeroed), read outside the inputs, or read memory it "
-                             "allocated and never wrote (the check fills new allocations with NaN: cudaMalloc "
-                             "promises nothing about what they hold)?",
+                             "writing it (+= into memory nobody zeroed), read outside the inputs, read memory it "
+                             "allocated and never wrote, or read slots of a shared tile that no thread wrote (the "
+                             "check fills new allocations and shared memory with NaN: CUDA promises nothing about "
+                             "what they hold, and zero times a NaN is a NaN)?",
                              v.written_nan);
     }
     return v;

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "step_api.cuh"
 #include "cpu_reference.hpp"
 #include "timing.hpp"
+#include "unset_shared_tiles.cuh"
 #include "verify.hpp"
 
 using namespace workshop;
@@ -285,6 +288,46 @@ TEST_F(Harness, DeviceMemoryAllocatedDuringACheckStartsAsNaN) {
     ASSERT_EQ(cudaFreeAsync(async, own), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(own), cudaSuccess);
     ASSERT_EQ(cudaStreamDestroy(own), cudaSuccess);
+}
+
+// What a kernel reads from slots of its shared tile that no thread wrote must not be finite by luck in a check:
+// the poison before each checked launch fills shared memory with NaN, over whatever the kernel before left there.
+// Run alone (tests/CMakeLists.txt): while another program's kernels run in between, shared memory is theirs.
+TEST_F(Harness, SharedMemoryIsPoisonedForTheNextLaunch) {
+    const int blocks = 8 * require_device().sm_count;
+    GuardedMatrix out(size_t{1024} * blocks, MatrixLayout{});
+    uint32_t* const tiles = reinterpret_cast<uint32_t*>(out.get());
+    const auto share_of = [&](uint32_t bits) {
+        std::vector<float> read(out.count());
+        out.download(read.data());
+        std::vector<uint32_t> words(read.size());
+        std::memcpy(words.data(), read.data(), read.size() * sizeof(float));
+        return double(std::count(words.begin(), words.end(), bits)) / words.size();
+    };
+    constexpr uint32_t kOneBits = 0x3F800000u;  // 1.0f, what an earlier kernel left
+
+    // Without the poison the tiles hold what the kernel before left: the test reads what it means to.
+    leave_in_shared_memory(kOneBits);
+    copy_unset_shared_tiles(tiles, blocks);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_GT(share_of(kOneBits), 0.9);
+
+    leave_in_shared_memory(kOneBits);
+    out.poison();
+    copy_unset_shared_tiles(tiles, blocks);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const double poisoned = share_of(kPoisonBits);
+    std::printf("the tiles read the poison in %.2f%% of their words\n", 100 * poisoned);
+    EXPECT_EQ(share_of(kOneBits), 0.0);
+    EXPECT_GT(poisoned, 0.9);
+
+    // Under compute-sanitizer (no guards) there is no shared-memory poison: its racecheck would follow every store.
+    GuardedMatrix unguarded(size_t{1024} * blocks, MatrixLayout{0, false});
+    leave_in_shared_memory(kOneBits);
+    unguarded.poison();
+    copy_unset_shared_tiles(tiles, blocks);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_GT(share_of(kOneBits), 0.9);
 }
 
 // A step function that resets the device: the reset is the verdict, named, for a launch and for step 1's round

@@ -66,6 +66,8 @@ TEST(VerifyTranspose, SaysWhenEveryNaNWasStoredByTheKernel) {
     EXPECT_NE(v.hint.find("NaNs the kernel stored"), std::string::npos) << v.hint;
     // A NaN read from memory the code allocated and never wrote: the checks fill new allocations with NaN.
     EXPECT_NE(v.hint.find("read memory it allocated and never wrote"), std::string::npos) << v.hint;
+    // Or from a slot of a shared tile no thread wrote: the checks fill shared memory with NaN too.
+    EXPECT_NE(v.hint.find("read slots of a shared tile that no thread wrote"), std::string::npos) << v.hint;
 }
 
 TEST(VerifyTranspose, SaysWhenNothingWasWritten) {
