@@ -35,9 +35,9 @@ __global__ void hold_kernel(uint64_t nanoseconds) {
     } while (now - start < nanoseconds);
 }
 
-__global__ void shared_memory_poison_kernel(int words) {
+__global__ void shared_memory_fill_kernel(uint32_t bits, int words) {
     extern __shared__ uint32_t shared[];
-    for (int i = threadIdx.x; i < words; i += blockDim.x) shared[i] = kPoisonBits;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) shared[i] = bits;
 }
 
 }  // namespace
@@ -77,16 +77,16 @@ void hold_the_default_stream(int64_t microseconds) {
 // two of one block in four were zeros), and after the largest and then half of that, 93.75%. They take 8
 // microseconds a launch. In order on the default stream: between two kernels of this program, a kernel of another
 // program may use the SMs, and then they hold its values, or zeros.
-void poison_shared_memory() {
+void fill_shared_memory(uint32_t bits) {
     static const int sms = attribute_of_this_gpu(cudaDevAttrMultiProcessorCount);
     static const int most_bytes = attribute_of_this_gpu(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     constexpr int kWithoutAsking = 48 * 1024;
     if (sms == 0 || most_bytes < kWithoutAsking) return;  // CUDA could not say
-    CUDA_CHECK(cudaFuncSetAttribute(shared_memory_poison_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CUDA_CHECK(cudaFuncSetAttribute(shared_memory_fill_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     most_bytes));
     for (const int bytes : {most_bytes, kWithoutAsking}) {
         const int blocks = 2 * sms * (most_bytes / bytes);  // twice as many as fit at once
-        shared_memory_poison_kernel<<<blocks, 1024, bytes>>>(bytes / static_cast<int>(sizeof(uint32_t)));
+        shared_memory_fill_kernel<<<blocks, 1024, bytes>>>(bits, bytes / static_cast<int>(sizeof(uint32_t)));
         CUDA_CHECK_LAUNCH();
     }
 }

@@ -17,10 +17,11 @@ LaunchInfo launch_copy(const float* in, float* out, int64_t count, int threads_p
 // waits, and work on other streams that does not wait for it runs first.
 void hold_the_default_stream(int64_t microseconds);
 
-// Queues on the default stream kernels that fill the shared memory of every SM with the poison, for the launch
-// that follows (GuardedMatrix::poison). Shared memory keeps what the kernel before left there, and CUDA promises
-// nothing about it: a kernel that reads slots of its tile no thread wrote (B's past K, where only A's got zeros)
-// is right while they hold finite values, and wrong the day one holds a NaN, since zero times a NaN is a NaN.
-void poison_shared_memory();
+// Queues on the default stream kernels that fill the shared memory of every SM with `bits` in every word: the
+// poison, for the launch that follows (GuardedMatrix::poison). Shared memory keeps what the kernel before left
+// there, and CUDA promises nothing about it: a kernel that reads slots of its tile no thread wrote (B's past K,
+// where only A's got zeros) is right while they hold finite values, and wrong the day one holds a NaN, since zero
+// times a NaN is a NaN.
+void fill_shared_memory(uint32_t bits);
 
 }  // namespace workshop

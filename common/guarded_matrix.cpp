@@ -54,11 +54,12 @@ void GuardedMatrix::download(float* host) const {
 // default stream: it may run before the poison or after it, and pass or fail by luck. So where the program made
 // such a stream, the poison waits behind a hold of 20 ms, longer than any launch of the battery takes to be queued
 // and run: such a kernel then runs first, and its output is poisoned after it, on every launch.
-// The shared memory is poisoned too, first: its first call loads its kernel, which waits for the whole device, and
-// the hold must not be waited for. Only where the guards are on: without them the shapes run under
-// compute-sanitizer, whose racecheck would follow every store of that poison, and the same shapes have run with it.
+// The shared memory is poisoned too, and first: CUDA loads a kernel when it is first used, and the load of the
+// poison's kernel waited for the device, the hold included, which let the kernel on the other stream run last
+// (in a test on the H100). Only where the guards are on: without them the shapes run under compute-sanitizer,
+// whose racecheck would follow every store of that poison, and the same shapes have run with it.
 void GuardedMatrix::poison() {
-    if (after_ > 0) poison_shared_memory();  // guards on
+    if (after_ > 0) fill_shared_memory(kPoisonBits);  // guards on
     if (non_blocking_streams_made() > 0) hold_the_default_stream(20000);
     poison_device(get(), count_);
 }

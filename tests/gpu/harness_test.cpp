@@ -307,12 +307,12 @@ TEST_F(Harness, SharedMemoryIsPoisonedForTheNextLaunch) {
     constexpr uint32_t kOneBits = 0x3F800000u;  // 1.0f, what an earlier kernel left
 
     // Without the poison the tiles hold what the kernel before left: the test reads what it means to.
-    leave_in_shared_memory(kOneBits);
+    fill_shared_memory(kOneBits);
     copy_unset_shared_tiles(tiles, blocks);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_GT(share_of(kOneBits), 0.9);
 
-    leave_in_shared_memory(kOneBits);
+    fill_shared_memory(kOneBits);
     out.poison();
     copy_unset_shared_tiles(tiles, blocks);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -323,7 +323,7 @@ TEST_F(Harness, SharedMemoryIsPoisonedForTheNextLaunch) {
 
     // Under compute-sanitizer (no guards) there is no shared-memory poison: its racecheck would follow every store.
     GuardedMatrix unguarded(size_t{1024} * blocks, MatrixLayout{0, false});
-    leave_in_shared_memory(kOneBits);
+    fill_shared_memory(kOneBits);
     unguarded.poison();
     copy_unset_shared_tiles(tiles, blocks);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -1,5 +1,5 @@
-// Kernels for the test of the shared-memory poison (harness_test.cpp): one leaves a value in the shared memory
-// of every SM, as an earlier kernel of a program would; the other reads a tile of it that no thread wrote.
+// The kernel of the test of the shared-memory poison (harness_test.cpp): it reads a tile of shared memory that no
+// thread wrote, as a kernel that leaves slots of its tile unset does.
 #pragma once
 
 #include <cstdint>
@@ -7,8 +7,6 @@
 #include "step_api.cuh"
 
 namespace workshop {
-
-void leave_in_shared_memory(uint32_t value);
 
 // Each of `blocks` blocks of 32 x 32 threads copies its 32 x 32 shared tile, never written, to out[1024 * block...].
 LaunchInfo copy_unset_shared_tiles(uint32_t* out, int blocks);
