@@ -362,6 +362,12 @@ std::string unsteady_answers_hint(size_t unsteady, size_t failing) {
                    "read before it is set, or a race, rather than a wrong size (the shapes that pass may pass by luck)";
 }
 
+bool unsteady_answer(const std::string& headline) {
+    return headline.find(kChangedByRelaunch) != std::string::npos &&
+           headline.find(kNeverWrittenEither) == std::string::npos &&
+           headline.find(kFromUnsetSharedEither) == std::string::npos;
+}
+
 std::string non_blocking_stream_hint() {
     return "the program made a stream with cudaStreamNonBlocking, which the checks' work on the default stream "
            "never waits for: a kernel on it runs before the NaN they pour into the output, so every shape fails until "
@@ -497,8 +503,7 @@ int run_battery(const BatteryRequest& request) {
         std::vector<bool> passed;
         for (const ShapeOutcome& o : shapes) passed.push_back(o.pass);
         const auto unsteady = std::count_if(shapes.begin(), shapes.end(), [&](const ShapeOutcome& o) {
-            return failed(o) && o.headline.find(kChangedByRelaunch) != std::string::npos &&
-                   o.headline.find(kNeverWrittenEither) == std::string::npos;
+            return failed(o) && unsteady_answer(o.headline);
         });
         const bool stream_made = std::any_of(shapes.begin(), shapes.end(), [&](const ShapeOutcome& o) {
             return failed(o) && std::any_of(o.details.begin(), o.details.end(), [](const std::string& line) {

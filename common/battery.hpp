@@ -89,6 +89,9 @@ std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std:
 // second launch with every element written (Verdict::compare_second_launch), the two hints above would read luck
 // as a pattern: a value read before it is set passes or fails a shape by chance. This one takes their place.
 std::string unsteady_answers_hint(size_t unsteady, size_t failing);
+// Whether a failing shape's headline counts as unsteady for it: another answer on the second launch, with every
+// element written and none taken from shared memory that no thread wrote (which explains the change).
+bool unsteady_answer(const std::string& headline);
 
 // The clause for make check's FAIL line when a failing shape's program made a stream with cudaStreamNonBlocking
 // (its details carry kNonBlockingStreamMade): the checks' poison waits until a kernel on that stream has run

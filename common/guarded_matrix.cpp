@@ -59,7 +59,7 @@ void GuardedMatrix::download(float* host) const {
 // (in a test on the H100). Only where the guards are on: without them the shapes run under compute-sanitizer,
 // whose racecheck would follow every store of that poison, and the same shapes have run with it.
 void GuardedMatrix::poison() {
-    if (after_ > 0) fill_shared_memory(kPoisonBits);  // guards on
+    if (after_ > 0) fill_shared_memory(kSharedPoisonBits);  // guards on
     if (non_blocking_streams_made() > 0) hold_the_default_stream(20000);
     poison_device(get(), count_);
 }

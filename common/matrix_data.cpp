@@ -20,11 +20,16 @@ void fill_random(float* data, size_t count, uint64_t seed) {
     for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) data[i] = random_value(seed, static_cast<uint64_t>(i));
 }
 
-bool is_poison(float value) {
+namespace {
+uint32_t bits_of(float value) {
     uint32_t bits;
     std::memcpy(&bits, &value, sizeof bits);
-    return bits == kPoisonBits;
+    return bits;
 }
+}  // namespace
+
+bool is_poison(float value) { return bits_of(value) == kPoisonBits; }
+bool is_shared_poison(float value) { return bits_of(value) == kSharedPoisonBits; }
 
 void fill_poison(float* data, size_t count) {
     constexpr int64_t kChunk = int64_t{1} << 20;

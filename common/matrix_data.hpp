@@ -2,6 +2,8 @@
 // or an index that swaps i and j shows up. Outputs are poisoned with NaN before every checked run, so a kernel
 // that skips elements cannot pass on what an earlier run left behind. The poison is one particular NaN (all
 // bits set), which arithmetic never produces: a NaN with other bits was computed by the kernel, not left over.
+// Shared memory gets a NaN of its own before each checked launch, for the same reason: a transpose moves values
+// bit for bit, so an element that holds it was stored from a slot of a shared tile that no thread wrote.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +49,9 @@ void fill_random(float* data, size_t count, uint64_t seed);  // on all of the ho
 constexpr int kPoisonByte = 0xFF;
 constexpr uint32_t kPoisonBits = 0xFFFFFFFFu;
 bool is_poison(float value);
+// Shared memory's: a quiet NaN that is neither the poison nor what arithmetic gives (0x7FFFFFFF on the GPU).
+constexpr uint32_t kSharedPoisonBits = 0x7FC5A4EDu;
+bool is_shared_poison(float value);
 
 void fill_poison(float* data, size_t count);  // on all of the host's threads
 

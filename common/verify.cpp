@@ -15,8 +15,9 @@ namespace workshop {
 namespace {
 
 std::string describe_wrong(const Verdict& v) {
-    return fmt::format("{} of {} wrong; first at (row {}, col {}): expected {:.7g}, got {:.7g}", v.wrong, v.checked,
-                       v.first.row, v.first.col, v.first.expected, v.first.actual);
+    return fmt::format("{} of {} wrong; first at (row {}, col {}): expected {:.7g}, got {:.7g}{}", v.wrong, v.checked,
+                       v.first.row, v.first.col, v.first.expected, v.first.actual,
+                       v.first.from_unset_shared ? " from shared memory that no thread wrote" : "");
 }
 
 std::string describe_outside(const OutsideWrites& o) {
@@ -39,9 +40,11 @@ std::string Verdict::headline() const {
     if (!leak.empty()) return leak;
     if (!wrong_on.empty()) return when + describe_wrong(*this);
     if (changed_by_relaunch)
-        return fmt::format("{}; {} element{} {}{}", describe_wrong(*this), changed_by_relaunch,
+        return fmt::format("{}; {} element{} {}{}{}", describe_wrong(*this), changed_by_relaunch,
                            changed_by_relaunch == 1 ? " differs" : "s differ", kChangedByRelaunch,
-                           unwritten ? fmt::format(", and {} {}", unwritten, kNeverWrittenEither) : "");
+                           unwritten ? fmt::format(", and {} {}", unwritten, kNeverWrittenEither) : "",
+                           from_unset_shared ? fmt::format(", and {} {}", from_unset_shared, kFromUnsetSharedEither)
+                                             : "");
     return describe_wrong(*this);
 }
 
@@ -94,6 +97,11 @@ void Verdict::compare_second_launch(const float* first, const float* second, siz
                "others. Check the store's index: is one size used where another belongs?";
         return;
     }
+    if (from_unset_shared) {  // the hint about those slots stands, and explains the change
+        hint += " Such a slot holds the NaN only in the blocks that run first on each SM; a block that starts "
+                "after another finds what that one left there, so another launch gives another answer";
+        return;
+    }
     hint = "The same launch on the same inputs gave another answer, so the arithmetic is not what is wrong: "
            "something is read before this launch sets it (sums not started at zero, shared memory read before "
            "every thread has stored its part or before a __syncthreads(), a counter kept from the last launch), "
@@ -122,9 +130,9 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     const int64_t bands = (out_rows + kBandRows - 1) / kBandRows;
     const bool interior_exists = out_rows > kEdgeBand && out_cols > kEdgeBand;
     bool interior_bad = false;
-    int64_t wrong = 0, unwritten = 0, written_nan = 0;
+    int64_t wrong = 0, unwritten = 0, written_nan = 0, from_unset_shared = 0;
     double max_error = 0;
-#pragma omp parallel for schedule(dynamic, 8) reduction(+ : wrong, unwritten, written_nan) \
+#pragma omp parallel for schedule(dynamic, 8) reduction(+ : wrong, unwritten, written_nan, from_unset_shared) \
     reduction(max : max_error) reduction(|| : interior_bad)
     for (int64_t band = 0; band < bands; ++band) {
         const int64_t r0 = band * kBandRows, r1 = std::min(out_rows, r0 + kBandRows);
@@ -134,10 +142,11 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
                 const auto [expected, actual, good] = at(r, c);
                 if (std::isfinite(actual)) max_error = std::max(max_error, std::fabs(actual - expected));
                 if (good) continue;
-                const Mismatch here{r, c, expected, actual};
+                const Mismatch here{r, c, expected, actual, is_shared_poison(actual)};
                 if (band_first.row < 0 || comes_before(here, band_first)) band_first = here;
                 ++wrong;
                 if (is_poison(actual)) ++unwritten;
+                else if (here.from_unset_shared) ++from_unset_shared;
                 else if (std::isnan(actual)) ++written_nan;
                 interior_bad = interior_bad || (r < out_rows - kEdgeBand && c < out_cols - kEdgeBand);
             }
@@ -150,12 +159,20 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     v.wrong = wrong;
     v.unwritten = unwritten;
     v.written_nan = written_nan;
+    v.from_unset_shared = from_unset_shared;
     v.max_error = max_error;
     v.ok = v.wrong == 0;
     if (v.ok) return v;
     if (v.unwritten == v.checked) {
         v.hint = "Nothing was written: the output still holds the NaN poison (did the kernel run, and does it store to "
                  "the output?)";
+    } else if (v.from_unset_shared > 0) {
+        // Before the edges' hint: it names the cause, and a guard that skips loads is the usual one.
+        v.hint = fmt::format("{} elements hold the NaN the check fills shared memory with before each launch: the "
+                             "kernel stored slots of its shared tile that no thread wrote. Do the load's and the "
+                             "store's bounds tests agree on which elements exist (the same sizes, the same "
+                             "comparisons), and is every slot written before a __syncthreads() and read after it?",
+                             v.from_unset_shared);
     } else if (interior_exists && !interior_bad) {
         v.hint = v.unwritten == v.wrong
                      ? "Only the last rows/columns were never written: does the grid round its block count up, so "
@@ -213,7 +230,8 @@ Verdict verify_matmul_impl(const float* C, const Ref* reference, int M, int N, d
         const bool good = std::isfinite(actual) && std::fabs(actual - expected) <= tolerance;
         return std::tuple<double, float, bool>{expected, actual, good};
     });
-    if (!v.ok && v.hint.empty() && v.unwritten == 0 && v.written_nan == 0 && v.max_error < 1e3 * tolerance)
+    if (!v.ok && v.hint.empty() && v.unwritten == 0 && v.written_nan == 0 && v.from_unset_shared == 0 &&
+        v.max_error < 1e3 * tolerance)
         v.hint = fmt::format("Close but beyond the tolerance {:.2g} (largest error {:.2g}): is a partial K tile "
                              "skipped, or are the inputs rounded (TF32)?",
                              tolerance, v.max_error);

@@ -10,6 +10,7 @@ namespace workshop {
 struct Mismatch {
     int64_t row = -1, col = -1;  // in the output matrix
     double expected = 0, actual = 0;
+    bool from_unset_shared = false;  // actual is shared memory's poison (kSharedPoisonBits)
 };
 
 // Words of a guard zone (the canaries around a matrix) that a kernel changed.
@@ -24,6 +25,7 @@ struct Verdict {
     int64_t wrong = 0;        // outside tolerance, NaN or Inf
     int64_t unwritten = 0;    // still holding the poison
     int64_t written_nan = 0;  // a NaN the kernel stored (not the poison)
+    int64_t from_unset_shared = 0;  // shared memory's poison, stored from a slot that no thread wrote
     Mismatch first;           // first wrong element, reading the output row by row
     std::string hint;         // what the pattern suggests; empty when nothing stands out
     double max_error = 0;     // largest |actual - expected| among finite values
@@ -61,6 +63,9 @@ struct Verdict {
 // either, what it adds; the battery reads both.
 constexpr const char* kChangedByRelaunch = "in a second launch on the same inputs";
 constexpr const char* kNeverWrittenEither = "were never written";
+// What it adds when some elements came from slots of a shared tile that no thread wrote: those change from launch
+// to launch (a block finds what the block before it on the SM left there), so no wrong size is to be read from it.
+constexpr const char* kFromUnsetSharedEither = "came from shared memory that no thread wrote";
 // How a FAIL of a program that made a stream with cudaStreamNonBlocking begins its note; the battery reads it too.
 constexpr const char* kNonBlockingStreamMade = "this program made a stream with cudaStreamNonBlocking";
 

@@ -292,6 +292,7 @@ TEST_F(Harness, DeviceMemoryAllocatedDuringACheckStartsAsNaN) {
 
 // What a kernel reads from slots of its shared tile that no thread wrote must not be finite by luck in a check:
 // the poison before each checked launch fills shared memory with NaN, over whatever the kernel before left there.
+// A NaN of its own, so that a value moved out of such a slot is told from an output element never written.
 // Run alone (tests/CMakeLists.txt): while another program's kernels run in between, shared memory is theirs.
 TEST_F(Harness, SharedMemoryIsPoisonedForTheNextLaunch) {
     const int blocks = 8 * require_device().sm_count;
@@ -316,9 +317,10 @@ TEST_F(Harness, SharedMemoryIsPoisonedForTheNextLaunch) {
     out.poison();
     copy_unset_shared_tiles(tiles, blocks);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    const double poisoned = share_of(kPoisonBits);
+    const double poisoned = share_of(kSharedPoisonBits);
     std::printf("the tiles read the poison in %.2f%% of their words\n", 100 * poisoned);
     EXPECT_EQ(share_of(kOneBits), 0.0);
+    EXPECT_EQ(share_of(kPoisonBits), 0.0);  // every word was copied out of a tile, none left as never written
     EXPECT_GT(poisoned, 0.9);
 
     // Under compute-sanitizer (no guards) there is no shared-memory poison: its racecheck would follow every store.

@@ -6,6 +6,7 @@
 
 #include "battery.hpp"
 #include "shell_job.hpp"
+#include "verify.hpp"
 
 using namespace workshop;
 
@@ -112,6 +113,18 @@ TEST(UnsteadyAnswers, ShapesThatChangeTheirAnswerPointAwayFromTheSizes) {
     EXPECT_NE(some.find("rather than a wrong size"), std::string::npos) << some;
     EXPECT_EQ(unsteady_answers_hint(8, 8).rfind("all 8 failing shapes", 0), 0u);
     EXPECT_EQ(unsteady_answers_hint(1, 1).rfind("the failing shape gave", 0), 0u);
+}
+
+// A changed answer counts for that hint only when nothing else explains it: elements never written (threads race
+// for one element: a wrong index), or elements taken from shared memory that no thread wrote (the slots hold what
+// an earlier block left), leave the sizes' hints their say.
+TEST(UnsteadyAnswers, OnlyAChangeNothingElseExplainsCounts) {
+    const std::string wrong = "5 of 64 wrong; first at (row 1, col 0): expected 1, got 2";
+    EXPECT_FALSE(unsteady_answer(wrong));
+    const std::string changed = wrong + "; 3 elements differ " + kChangedByRelaunch;
+    EXPECT_TRUE(unsteady_answer(changed));
+    EXPECT_FALSE(unsteady_answer(changed + ", and 2 " + kNeverWrittenEither));
+    EXPECT_FALSE(unsteady_answer(changed + ", and 2 " + kFromUnsetSharedEither));
 }
 
 TEST(ByteCount, OnlyTheVeryLargeRoundTripFailingPointsAtAnIntByteCount) {

@@ -65,6 +65,16 @@ TEST(MatrixData, PoisonIsNaN) {
     // The GPU's arithmetic turns any NaN into the canonical one, never the poison, so a NaN the kernel stored is
     // told from a store that never happened.
     EXPECT_FALSE(is_poison(std::numeric_limits<float>::quiet_NaN()));
+    // Shared memory's poison is another NaN, which neither the output's poison nor arithmetic gives.
+    float shared;
+    std::memcpy(&shared, &kSharedPoisonBits, sizeof shared);
+    EXPECT_TRUE(std::isnan(shared) && is_shared_poison(shared) && !is_poison(shared));
+    EXPECT_FALSE(is_shared_poison(v[0]));
+    EXPECT_FALSE(is_shared_poison(std::numeric_limits<float>::quiet_NaN()));
+    const uint32_t gpu_nan = 0x7FFFFFFFu;  // what a GPU's arithmetic gives for any NaN
+    float computed;
+    std::memcpy(&computed, &gpu_nan, sizeof computed);
+    EXPECT_FALSE(is_shared_poison(computed) || is_poison(computed));
     // The device poison writes 0xFF bytes; make sure that bit pattern is a NaN.
     uint32_t bits = 0xFFFFFFFFu;
     float f;

@@ -70,6 +70,35 @@ TEST(VerifyTranspose, SaysWhenEveryNaNWasStoredByTheKernel) {
     EXPECT_NE(v.hint.find("read slots of a shared tile that no thread wrote"), std::string::npos) << v.hint;
 }
 
+// A store from a slot of a shared tile that no thread wrote moves shared memory's poison into the output: named
+// as such in the headline and the hint, and told from an element never written and from a NaN computed.
+TEST(VerifyTranspose, NamesAStoreFromSharedMemoryThatNoThreadWrote) {
+    TransposeCase t(40, 50);
+    const auto shared_poison = [] {
+        float f;
+        std::memcpy(&f, &kSharedPoisonBits, sizeof f);
+        return f;
+    }();
+    for (size_t i = 3; i < 3 + 40; ++i) t.out[i] = shared_poison;
+    fill_poison(&t.out[100], 2);
+    t.out[200] = std::numeric_limits<float>::quiet_NaN();
+    const Verdict v = t.verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.wrong, 43);
+    EXPECT_EQ(v.from_unset_shared, 40);
+    EXPECT_EQ(v.unwritten, 2);
+    EXPECT_EQ(v.written_nan, 1);
+    EXPECT_TRUE(v.first.from_unset_shared);
+    EXPECT_NE(v.summary().find("got nan from shared memory that no thread wrote"), std::string::npos)
+        << v.summary();
+    EXPECT_NE(v.hint.find("40 elements hold the NaN the check fills shared memory with"), std::string::npos) << v.hint;
+    EXPECT_NE(v.hint.find("bounds tests agree"), std::string::npos) << v.hint;
+
+    // Only the first wrong element decides the headline's words.
+    fill_poison(&t.out[0], 1);
+    EXPECT_EQ(t.verify().summary().find("from shared memory"), std::string::npos) << t.verify().summary();
+}
+
 TEST(VerifyTranspose, SaysWhenNothingWasWritten) {
     TransposeCase t(40, 50);
     fill_poison(t.out.data(), t.out.size());
@@ -317,6 +346,29 @@ TEST(Verdict, AChangingAnswerWithElementsNeverWrittenPointsAtTheIndex) {
               std::string::npos)
         << v.headline();
     EXPECT_NE(v.hint.find("Check the store's index"), std::string::npos) << v.hint;
+}
+
+// Slots of a shared tile that no thread wrote hold the NaN only in the blocks that run first on an SM; later
+// blocks find what earlier ones left, so such a kernel changes its answer between launches. The hint about those
+// slots stands, with why the answer changes, and the headline says how many came from them.
+TEST(Verdict, AChangingAnswerFromUnsetSharedSlotsKeepsTheirHint) {
+    TransposeCase t(8, 8);
+    std::vector<float> first = t.out, second = t.out;
+    std::memcpy(&first[10], &kSharedPoisonBits, sizeof(float));
+    std::memcpy(&first[11], &kSharedPoisonBits, sizeof(float));
+    first[12] = 5.0f, second[12] = 6.0f;  // what a block before left in the slot, another each launch
+    std::memcpy(&second[10], &kSharedPoisonBits, sizeof(float));
+    std::memcpy(&second[11], &kSharedPoisonBits, sizeof(float));
+    Verdict v = verify_transpose(t.in.data(), first.data(), 8, 8);
+    ASSERT_EQ(v.from_unset_shared, 2);
+    ASSERT_TRUE(v.worth_a_second_launch());
+    v.compare_second_launch(first.data(), second.data(), first.size());
+    EXPECT_NE(v.headline().find("; 1 element differs in a second launch on the same inputs, and 2 came from shared "
+                                "memory that no thread wrote"),
+              std::string::npos)
+        << v.headline();
+    EXPECT_NE(v.hint.find("2 elements hold the NaN the check fills shared memory with"), std::string::npos) << v.hint;
+    EXPECT_NE(v.hint.find("so another launch gives another answer"), std::string::npos) << v.hint;
 }
 
 TEST(Verdict, TheSameWrongAnswerTwiceKeepsItsHint) {
