@@ -365,7 +365,7 @@ std::string unsteady_answers_hint(size_t unsteady, size_t failing) {
 bool unsteady_answer(const std::string& headline) {
     return headline.find(kChangedByRelaunch) != std::string::npos &&
            headline.find(kNeverWrittenEither) == std::string::npos &&
-           headline.find(kFromUnsetSharedEither) == std::string::npos;
+           headline.find(kFromUnsetShared) == std::string::npos;
 }
 
 std::string non_blocking_stream_hint() {

@@ -63,9 +63,10 @@ struct Verdict {
 // either, what it adds; the battery reads both.
 constexpr const char* kChangedByRelaunch = "in a second launch on the same inputs";
 constexpr const char* kNeverWrittenEither = "were never written";
-// What it adds when some elements came from slots of a shared tile that no thread wrote: those change from launch
-// to launch (a block finds what the block before it on the SM left there), so no wrong size is to be read from it.
-constexpr const char* kFromUnsetSharedEither = "came from shared memory that no thread wrote";
+// Where elements hold shared memory's poison: after the first wrong element's value, and in what a changed answer
+// adds. Such elements change from launch to launch (a block finds what the block before it on the SM left there),
+// so the battery reads no wrong size from the change.
+constexpr const char* kFromUnsetShared = "from shared memory that no thread wrote";
 // How a FAIL of a program that made a stream with cudaStreamNonBlocking begins its note; the battery reads it too.
 constexpr const char* kNonBlockingStreamMade = "this program made a stream with cudaStreamNonBlocking";
 

@@ -124,7 +124,7 @@ TEST(UnsteadyAnswers, OnlyAChangeNothingElseExplainsCounts) {
     const std::string changed = wrong + "; 3 elements differ " + kChangedByRelaunch;
     EXPECT_TRUE(unsteady_answer(changed));
     EXPECT_FALSE(unsteady_answer(changed + ", and 2 " + kNeverWrittenEither));
-    EXPECT_FALSE(unsteady_answer(changed + ", and 2 " + kFromUnsetSharedEither));
+    EXPECT_FALSE(unsteady_answer(changed + ", and 2 came " + kFromUnsetShared));
 }
 
 TEST(ByteCount, OnlyTheVeryLargeRoundTripFailingPointsAtAnIntByteCount) {

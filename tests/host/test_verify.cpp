@@ -27,6 +27,11 @@ struct TransposeCase {
     Verdict verify() const { return verify_transpose(in.data(), out.data(), rows, cols); }
 };
 
+// What a kernel stores from a slot of a shared tile that no thread wrote, in `count` elements from `first`.
+void put_shared_poison(float* first, size_t count) {
+    for (size_t i = 0; i < count; ++i) std::memcpy(first + i, &kSharedPoisonBits, sizeof(float));
+}
+
 }  // namespace
 
 TEST(VerifyTranspose, AcceptsACorrectTranspose) {
@@ -74,12 +79,7 @@ TEST(VerifyTranspose, SaysWhenEveryNaNWasStoredByTheKernel) {
 // as such in the headline and the hint, and told from an element never written and from a NaN computed.
 TEST(VerifyTranspose, NamesAStoreFromSharedMemoryThatNoThreadWrote) {
     TransposeCase t(40, 50);
-    const auto shared_poison = [] {
-        float f;
-        std::memcpy(&f, &kSharedPoisonBits, sizeof f);
-        return f;
-    }();
-    for (size_t i = 3; i < 3 + 40; ++i) t.out[i] = shared_poison;
+    put_shared_poison(&t.out[3], 40);
     fill_poison(&t.out[100], 2);
     t.out[200] = std::numeric_limits<float>::quiet_NaN();
     const Verdict v = t.verify();
@@ -354,11 +354,9 @@ TEST(Verdict, AChangingAnswerWithElementsNeverWrittenPointsAtTheIndex) {
 TEST(Verdict, AChangingAnswerFromUnsetSharedSlotsKeepsTheirHint) {
     TransposeCase t(8, 8);
     std::vector<float> first = t.out, second = t.out;
-    std::memcpy(&first[10], &kSharedPoisonBits, sizeof(float));
-    std::memcpy(&first[11], &kSharedPoisonBits, sizeof(float));
+    put_shared_poison(&first[10], 2);
+    put_shared_poison(&second[10], 2);
     first[12] = 5.0f, second[12] = 6.0f;  // what a block before left in the slot, another each launch
-    std::memcpy(&second[10], &kSharedPoisonBits, sizeof(float));
-    std::memcpy(&second[11], &kSharedPoisonBits, sizeof(float));
     Verdict v = verify_transpose(t.in.data(), first.data(), 8, 8);
     ASSERT_EQ(v.from_unset_shared, 2);
     ASSERT_TRUE(v.worth_a_second_launch());
