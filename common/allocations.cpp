@@ -4,6 +4,7 @@
 #include "ledger.hpp"
 #include "matrix_data.hpp"
 
+#include <cuda.h>  // the driver API's types only: its one function used here is looked up, not linked
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -48,6 +49,38 @@ cudaStream_t poison_stream() {
     return stream;
 }
 
+// The driver's 32-bit fill. The runtime's memsets repeat one byte, and the only byte that makes a NaN that way is
+// 0xFF, the output's poison: new memory gets a NaN of its own, so that the verdict can say where a value came from.
+// Looked up through the runtime rather than linked, so that the programs still start on a machine with no driver.
+using MemsetD32Async = CUresult (*)(CUdeviceptr, unsigned int, size_t, CUstream);
+
+MemsetD32Async memset_d32_async() {
+    static const MemsetD32Async function = [] {
+        void* found = nullptr;
+        cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+        const cudaError_t result =
+            cudaGetDriverEntryPointByVersion("cuMemsetD32Async", &found, 12000, cudaEnableDefault, &status);
+#else
+        const cudaError_t result = cudaGetDriverEntryPoint("cuMemsetD32Async", &found, cudaEnableDefault, &status);
+#endif
+        const bool ok = result == cudaSuccess && status == cudaDriverEntryPointSuccess && found;
+        return ok ? reinterpret_cast<MemsetD32Async>(found) : nullptr;
+    }();
+    return function;
+}
+
+// New memory's NaN in every whole word; a last part word, and everything where the lookup failed, as 0xFF bytes.
+cudaError_t fill_fresh(void* pointer, size_t bytes, cudaStream_t stream) {
+    const MemsetD32Async memset_d32 = memset_d32_async();
+    const size_t words = memset_d32 ? bytes / sizeof(uint32_t) : 0;
+    if (words && memset_d32(reinterpret_cast<CUdeviceptr>(pointer), kFreshPoisonBits, words, stream) != CUDA_SUCCESS)
+        return cudaErrorUnknown;
+    const size_t done = words * sizeof(uint32_t);
+    return done == bytes ? cudaSuccess
+                         : cudaMemsetAsync(static_cast<char*>(pointer) + done, kPoisonByte, bytes - done, stream);
+}
+
 // Fills `bytes` of fresh memory with the poison: before the call returns, or in `stream`'s order for the stream-ordered
 // allocations. Nothing of it may show in the program's own error checks, or change what it captures into a graph.
 void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cudaStream_t* in_order_of = nullptr) {
@@ -60,9 +93,9 @@ void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cuda
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
         result = cudaStreamIsCapturing(*in_order_of, &capture);
         if (result == cudaSuccess && capture == cudaStreamCaptureStatusNone)
-            result = cudaMemsetAsync(pointer, kPoisonByte, bytes, *in_order_of);
+            result = fill_fresh(pointer, bytes, *in_order_of);
     } else if (const cudaStream_t stream = poison_stream()) {
-        result = cudaMemsetAsync(pointer, kPoisonByte, bytes, stream);
+        result = fill_fresh(pointer, bytes, stream);
         if (result == cudaSuccess) result = cudaStreamSynchronize(stream);
     }
     cudaThreadExchangeStreamCaptureMode(&mode);

@@ -2,8 +2,9 @@
 // or an index that swaps i and j shows up. Outputs are poisoned with NaN before every checked run, so a kernel
 // that skips elements cannot pass on what an earlier run left behind. The poison is one particular NaN (all
 // bits set), which arithmetic never produces: a NaN with other bits was computed by the kernel, not left over.
-// Shared memory gets a NaN of its own before each checked launch, for the same reason: a transpose moves values
-// bit for bit, so an element that holds it was stored from a slot of a shared tile that no thread wrote.
+// Shared memory gets a NaN of its own before each checked launch, and so does device memory allocated while a check
+// runs, for the same reason: a transpose moves values bit for bit, so an element that holds one of them was stored
+// from a slot of a shared tile that no thread wrote, or from a new buffer that nothing wrote.
 #pragma once
 
 #include <cstddef>
@@ -52,6 +53,9 @@ bool is_poison(float value);
 // Shared memory's: a quiet NaN that is neither the poison nor what arithmetic gives (0x7FFFFFFF on the GPU).
 constexpr uint32_t kSharedPoisonBits = 0x7FC5A4EDu;
 bool is_shared_poison(float value);
+// New device allocations': a third quiet NaN (allocations.hpp says when memory gets it).
+constexpr uint32_t kFreshPoisonBits = 0x7FCA110Cu;
+bool is_fresh_poison(float value);
 
 void fill_poison(float* data, size_t count);  // on all of the host's threads
 

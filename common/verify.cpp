@@ -15,9 +15,12 @@ namespace workshop {
 namespace {
 
 std::string describe_wrong(const Verdict& v) {
+    const char* from = v.first.from_unset_shared ? kFromUnsetShared
+                       : v.first.from_fresh_allocation ? kFromFreshAllocation
+                                                       : nullptr;
     return fmt::format("{} of {} wrong; first at (row {}, col {}): expected {:.7g}, got {:.7g}{}", v.wrong, v.checked,
                        v.first.row, v.first.col, v.first.expected, v.first.actual,
-                       v.first.from_unset_shared ? fmt::format(" {}", kFromUnsetShared) : "");
+                       from ? fmt::format(" {}", from) : "");
 }
 
 std::string describe_outside(const OutsideWrites& o) {
@@ -130,9 +133,10 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     const int64_t bands = (out_rows + kBandRows - 1) / kBandRows;
     const bool interior_exists = out_rows > kEdgeBand && out_cols > kEdgeBand;
     bool interior_bad = false;
-    int64_t wrong = 0, unwritten = 0, written_nan = 0, from_unset_shared = 0;
+    int64_t wrong = 0, unwritten = 0, written_nan = 0, from_unset_shared = 0, from_fresh_allocation = 0;
     double max_error = 0;
-#pragma omp parallel for schedule(dynamic, 8) reduction(+ : wrong, unwritten, written_nan, from_unset_shared) \
+#pragma omp parallel for schedule(dynamic, 8) \
+    reduction(+ : wrong, unwritten, written_nan, from_unset_shared, from_fresh_allocation) \
     reduction(max : max_error) reduction(|| : interior_bad)
     for (int64_t band = 0; band < bands; ++band) {
         const int64_t r0 = band * kBandRows, r1 = std::min(out_rows, r0 + kBandRows);
@@ -142,11 +146,12 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
                 const auto [expected, actual, good] = at(r, c);
                 if (std::isfinite(actual)) max_error = std::max(max_error, std::fabs(actual - expected));
                 if (good) continue;
-                const Mismatch here{r, c, expected, actual, is_shared_poison(actual)};
+                const Mismatch here{r, c, expected, actual, is_shared_poison(actual), is_fresh_poison(actual)};
                 if (band_first.row < 0 || comes_before(here, band_first)) band_first = here;
                 ++wrong;
                 if (is_poison(actual)) ++unwritten;
                 else if (here.from_unset_shared) ++from_unset_shared;
+                else if (here.from_fresh_allocation) ++from_fresh_allocation;
                 else if (std::isnan(actual)) ++written_nan;
                 interior_bad = interior_bad || (r < out_rows - kEdgeBand && c < out_cols - kEdgeBand);
             }
@@ -160,6 +165,7 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     v.unwritten = unwritten;
     v.written_nan = written_nan;
     v.from_unset_shared = from_unset_shared;
+    v.from_fresh_allocation = from_fresh_allocation;
     v.max_error = max_error;
     v.ok = v.wrong == 0;
     if (v.ok) return v;
@@ -173,6 +179,13 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
                              "store's bounds tests agree on which elements exist (the same sizes, the same "
                              "comparisons), and is every slot written before a __syncthreads() and read after it?",
                              v.from_unset_shared);
+    } else if (v.from_fresh_allocation > 0) {
+        // Before the edges' hint too: a copy in that stops short leaves the far end of the input, which is an edge.
+        v.hint = fmt::format("{} elements hold the NaN the check fills new device memory with: they came from a "
+                             "buffer allocated during the call (cudaMalloc) that nothing wrote. Was the whole input "
+                             "copied into the buffer the kernel reads (cudaMemcpy's count is in bytes; the "
+                             "destination comes first), and does the kernel store every element of its output?",
+                             v.from_fresh_allocation);
     } else if (interior_exists && !interior_bad) {
         v.hint = v.unwritten == v.wrong
                      ? "Only the last rows/columns were never written: does the grid round its block count up, so "

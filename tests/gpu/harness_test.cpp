@@ -253,22 +253,31 @@ TEST_F(Harness, DeviceAllocationsCountEveryAllocationAndFree) {
 }
 
 // What a kernel reads from memory nothing wrote must not be zeros by luck while a check runs: every way to allocate
-// device memory gives 0xFF bytes (NaN as floats) then, the stream-ordered ones in their stream's order, with no
-// error left for the program's own checks to find.
+// device memory gives new memory's NaN in every word then (the few bytes after the last whole word 0xFF), the
+// stream-ordered ones in their stream's order, with no error left for the program's own checks to find.
 TEST_F(Harness, DeviceMemoryAllocatedDuringACheckStartsAsNaN) {
-    const auto all_ff = [](const void* device, size_t bytes) {
+    const auto all_fresh = [](const void* device, size_t bytes) {
         std::vector<unsigned char> host(bytes, 0);
         EXPECT_EQ(cudaMemcpy(host.data(), device, bytes, cudaMemcpyDefault), cudaSuccess);
-        return std::all_of(host.begin(), host.end(), [](unsigned char b) { return b == 0xFF; });
+        size_t fresh = 0, tail_ff = 0;
+        const size_t words = bytes / sizeof(uint32_t);
+        for (size_t w = 0; w < words; ++w) {
+            uint32_t bits;
+            std::memcpy(&bits, &host[w * sizeof bits], sizeof bits);
+            fresh += bits == kFreshPoisonBits;
+        }
+        for (size_t b = words * sizeof(uint32_t); b < bytes; ++b) tail_ff += host[b] == 0xFF;
+        return fresh == words && tail_ff == bytes - words * sizeof(uint32_t);
     };
     cudaStream_t own = nullptr;
     ASSERT_EQ(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking), cudaSuccess);
-    void *plain = nullptr, *managed = nullptr, *pitched = nullptr, *async = nullptr;
+    void *plain = nullptr, *odd = nullptr, *managed = nullptr, *pitched = nullptr, *async = nullptr;
     size_t pitch = 0;
     cudaPitchedPtr cube{};
     {
         const FreshDeviceMemoryPoisoned poisoned;
         ASSERT_EQ(cudaMalloc(&plain, 1000), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&odd, 1003), cudaSuccess);
         ASSERT_EQ(cudaMallocManaged(&managed, 3000), cudaSuccess);
         ASSERT_EQ(cudaMallocPitch(&pitched, &pitch, 100, 7), cudaSuccess);
         ASSERT_EQ(cudaMalloc3D(&cube, make_cudaExtent(100, 3, 2)), cudaSuccess);
@@ -276,15 +285,16 @@ TEST_F(Harness, DeviceMemoryAllocatedDuringACheckStartsAsNaN) {
         ASSERT_EQ(cudaStreamSynchronize(own), cudaSuccess);
         EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     }
-    EXPECT_TRUE(all_ff(plain, 1000));
-    EXPECT_TRUE(all_ff(managed, 3000));
-    EXPECT_TRUE(all_ff(pitched, pitch * 7));
-    EXPECT_TRUE(all_ff(cube.ptr, cube.pitch * 3 * 2));
-    EXPECT_TRUE(all_ff(async, 5000));
+    EXPECT_TRUE(all_fresh(plain, 1000));
+    EXPECT_TRUE(all_fresh(odd, 1003));
+    EXPECT_TRUE(all_fresh(managed, 3000));
+    EXPECT_TRUE(all_fresh(pitched, pitch * 7));
+    EXPECT_TRUE(all_fresh(cube.ptr, cube.pitch * 3 * 2));
+    EXPECT_TRUE(all_fresh(async, 5000));
     float first = 0;
     ASSERT_EQ(cudaMemcpy(&first, plain, sizeof first, cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_TRUE(std::isnan(first));
-    for (void* p : {plain, managed, pitched, cube.ptr}) ASSERT_EQ(cudaFree(p), cudaSuccess);
+    EXPECT_TRUE(std::isnan(first) && is_fresh_poison(first) && !is_poison(first));
+    for (void* p : {plain, odd, managed, pitched, cube.ptr}) ASSERT_EQ(cudaFree(p), cudaSuccess);
     ASSERT_EQ(cudaFreeAsync(async, own), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(own), cudaSuccess);
     ASSERT_EQ(cudaStreamDestroy(own), cudaSuccess);

@@ -75,6 +75,12 @@ TEST(MatrixData, PoisonIsNaN) {
     float computed;
     std::memcpy(&computed, &gpu_nan, sizeof computed);
     EXPECT_FALSE(is_shared_poison(computed) || is_poison(computed));
+    // New device memory's poison is a third NaN, none of the others.
+    float fresh;
+    std::memcpy(&fresh, &kFreshPoisonBits, sizeof fresh);
+    EXPECT_TRUE(std::isnan(fresh) && is_fresh_poison(fresh));
+    EXPECT_FALSE(is_poison(fresh) || is_shared_poison(fresh));
+    EXPECT_FALSE(is_fresh_poison(v[0]) || is_fresh_poison(shared) || is_fresh_poison(computed));
     // The device poison writes 0xFF bytes; make sure that bit pattern is a NaN.
     uint32_t bits = 0xFFFFFFFFu;
     float f;
