@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 
 // The runtime's own call, past the wrapper in cuda_objects.cpp: the poison's stream is the harness's, not counted.
@@ -33,7 +34,7 @@ size_t array_bytes(const cudaChannelFormatDesc* desc, size_t width, size_t heigh
 }
 
 std::atomic<int> resets{0};
-std::atomic<int> poisoning{0};  // FreshDeviceMemoryPoisoned objects alive
+std::atomic<int> poisoning{0};  // FreshMemoryPoisoned objects alive
 
 // A non-blocking stream, so that the poison waits for none of the program's work and none of it waits for the
 // poison. Made again after a reset, which destroyed it.
@@ -102,6 +103,18 @@ void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cuda
     if (result != cudaSuccess && pending == cudaSuccess) (void)cudaGetLastError();
 }
 
+// Pinned host memory, likewise, on the host's threads: a buffer that stages the input on its way to the device is
+// as new as the device's, and the operating system hands out its pages as zeros.
+void poison_fresh_host(cudaError_t allocated, void* pointer, size_t bytes) {
+    if (poisoning.load() == 0 || allocated != cudaSuccess || !pointer || bytes == 0) return;
+    const auto words = static_cast<int64_t>(bytes / sizeof(uint32_t));
+    auto* word = static_cast<uint32_t*>(pointer);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < words; ++i) word[i] = kFreshPoisonBits;
+    const size_t done = static_cast<size_t>(words) * sizeof(uint32_t);
+    std::memset(static_cast<char*>(pointer) + done, kPoisonByte, bytes - done);
+}
+
 // Everything counted is gone with the context: a ledger that kept it would report it as leaked.
 void device_was_reset() {
     for (int memory = 0; memory < kMemories; ++memory) ledger(static_cast<Memory>(memory)).forget();
@@ -116,8 +129,8 @@ Allocations pinned_host_allocations_held() { return ledger(kPinnedHost).held(); 
 Allocations host_registrations_held() { return ledger(kRegisteredHost).held(); }
 int device_resets() { return resets.load(); }
 
-FreshDeviceMemoryPoisoned::FreshDeviceMemoryPoisoned() { ++poisoning; }
-FreshDeviceMemoryPoisoned::~FreshDeviceMemoryPoisoned() { --poisoning; }
+FreshMemoryPoisoned::FreshMemoryPoisoned() { ++poisoning; }
+FreshMemoryPoisoned::~FreshMemoryPoisoned() { --poisoning; }
 
 }  // namespace workshop
 
@@ -202,10 +215,12 @@ cudaError_t __wrap_cudaFreeAsync(void* pointer, cudaStream_t stream) {
 // In C++, cudaMallocHost(&p, bytes) with a typed pointer is a template of cuda_runtime.h that calls cudaHostAlloc.
 cudaError_t __wrap_cudaMallocHost(void** pointer, size_t bytes) {
     const cudaError_t result = __real_cudaMallocHost(pointer, bytes);
+    workshop::poison_fresh_host(result, pointer ? *pointer : nullptr, bytes);
     return workshop::ledger(workshop::kPinnedHost).made(result, pointer, bytes);
 }
 cudaError_t __wrap_cudaHostAlloc(void** pointer, size_t bytes, unsigned int flags) {
     const cudaError_t result = __real_cudaHostAlloc(pointer, bytes, flags);
+    workshop::poison_fresh_host(result, pointer ? *pointer : nullptr, bytes);
     return workshop::ledger(workshop::kPinnedHost).made(result, pointer, bytes);
 }
 cudaError_t __wrap_cudaFreeHost(void* pointer) {

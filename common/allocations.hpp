@@ -29,19 +29,19 @@ Allocations host_registrations_held();
 int device_resets();
 
 // While one of these is alive (each shape of make check, the checked runs of make run, step 1's round trips), the
-// device memory the program allocates starts as kFreshPoisonBits in every word, a NaN of its own (matrix_data.hpp).
-// cudaMalloc promises nothing about what new memory holds, and it often holds zeros: a kernel that reads memory
-// nothing wrote (the padding of a copy, left unset) would be right by luck, and wrong the day the memory is
-// reused. Its own NaN, not the output's poison: a transpose moves values bit for bit, so an element that holds it
-// may come from a device input that was never copied in as much as from an output the kernel never stored, and the
-// verdict must not name only the second. The timed runs allocate without it, and CUDA arrays (written only by
-// copies) are left as they come.
-class FreshDeviceMemoryPoisoned {
+// device memory and the pinned host memory the program allocates start as kFreshPoisonBits in every word, a NaN of
+// its own (matrix_data.hpp). cudaMalloc promises nothing about what new memory holds, and it often holds zeros: a
+// kernel that reads memory nothing wrote (the padding of a copy, left unset) would be right by luck, and wrong the
+// day the memory is reused. Its own NaN, not the output's poison: a transpose moves values bit for bit, so an
+// element that holds it may come from an input that was never copied in as much as from an output the kernel never
+// stored, and the verdict must not name only the second. The timed runs allocate without it, and CUDA arrays
+// (written only by copies) are left as they come.
+class FreshMemoryPoisoned {
 public:
-    FreshDeviceMemoryPoisoned();
-    ~FreshDeviceMemoryPoisoned();
-    FreshDeviceMemoryPoisoned(const FreshDeviceMemoryPoisoned&) = delete;
-    FreshDeviceMemoryPoisoned& operator=(const FreshDeviceMemoryPoisoned&) = delete;
+    FreshMemoryPoisoned();
+    ~FreshMemoryPoisoned();
+    FreshMemoryPoisoned(const FreshMemoryPoisoned&) = delete;
+    FreshMemoryPoisoned& operator=(const FreshMemoryPoisoned&) = delete;
 };
 
 }  // namespace workshop

@@ -397,12 +397,12 @@ int run_battery(const BatteryRequest& request) {
     const bool has_round_trip = request.round_trip_shape.has_value();
     if (has_round_trip) jobs.push_back(round_trip_job(request));
 
-    fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}, and device memory the calls "
-               "allocate and the shared memory every launch finds start as NaN too; two more calls at each shape, "
-               "the last one verified too, and two at larger sizes after the small ones, which fail a launch that "
-               "leaves memory (or a stream, event, texture or surface object or graph) behind on every call, or "
-               "device memory at every new size; a failing answer launched once more, to see whether it changes; "
-               "+N: the matrices start N floats past an aligned address\n",
+    fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}, and the device and pinned "
+               "memory the calls allocate and the shared memory every launch finds start as NaN too; two more "
+               "calls at each shape, the last one verified too, and two at larger sizes after the small ones, "
+               "which fail a launch that leaves memory (or a stream, event, texture or surface object or graph) "
+               "behind on every call, or device memory at every new size; a failing answer launched once more, to "
+               "see whether it changes; +N: the matrices start N floats past an aligned address\n",
                request.title, request.shapes.size(),
                has_round_trip ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)",
                                             request.round_trip_shape->label)

@@ -249,7 +249,7 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
     const Allocations registered_before = host_registrations_held();
     const std::vector<Allocations> held_before = held_now(kWhatARoundTripMayKeep);
     const int resets_before = device_resets();
-    const FreshDeviceMemoryPoisoned fresh_memory_poisoned;
+    const FreshMemoryPoisoned fresh_memory_poisoned;
     round_trip();
     if (device_resets() != resets_before) {
         Verdict reset;

@@ -77,7 +77,7 @@ void MatmulProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
 }
 
 CheckResult MatmulProblem::run_checked() {
-    const FreshDeviceMemoryPoisoned fresh_memory_poisoned;
+    const FreshMemoryPoisoned fresh_memory_poisoned;
     d_C_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;

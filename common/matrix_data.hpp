@@ -53,7 +53,9 @@ bool is_poison(float value);
 // Shared memory's: a quiet NaN that is neither the poison nor what arithmetic gives (0x7FFFFFFF on the GPU).
 constexpr uint32_t kSharedPoisonBits = 0x7FC5A4EDu;
 bool is_shared_poison(float value);
-// New device allocations': a third quiet NaN (allocations.hpp says when memory gets it).
+// New allocations': a third quiet NaN (allocations.hpp says when memory gets it). is_fresh_poison() looks at the
+// upper two bytes only: a copy that stops inside a word (a count in the wrong unit) fills its low bytes and leaves
+// the rest as they were (little-endian), still a NaN that neither arithmetic nor an input gives.
 constexpr uint32_t kFreshPoisonBits = 0x7FCA110Cu;
 bool is_fresh_poison(float value);
 

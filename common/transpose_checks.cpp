@@ -34,7 +34,7 @@ void TransposeProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
 }
 
 CheckResult TransposeProblem::run_checked() {
-    const FreshDeviceMemoryPoisoned fresh_memory_poisoned;
+    const FreshMemoryPoisoned fresh_memory_poisoned;
     d_out_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;

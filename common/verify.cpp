@@ -181,10 +181,11 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
                              v.from_unset_shared);
     } else if (v.from_fresh_allocation > 0) {
         // Before the edges' hint too: a copy in that stops short leaves the far end of the input, which is an edge.
-        v.hint = fmt::format("{} elements hold the NaN the check fills new device memory with: they came from a "
-                             "buffer allocated during the call (cudaMalloc) that nothing wrote. Was the whole input "
-                             "copied into the buffer the kernel reads (cudaMemcpy's count is in bytes; the "
-                             "destination comes first), and does the kernel store every element of its output?",
+        v.hint = fmt::format("{} elements hold the NaN the check fills new memory with: they came from a buffer "
+                             "allocated during the call (cudaMalloc, cudaMallocHost) that nothing wrote. Was the "
+                             "whole input copied into each buffer on its way to the kernel (memcpy's and "
+                             "cudaMemcpy's counts are in bytes; the destination comes first), and does the kernel "
+                             "store every element of its output?",
                              v.from_fresh_allocation);
     } else if (interior_exists && !interior_bad) {
         v.hint = v.unwritten == v.wrong

@@ -11,7 +11,7 @@ struct Mismatch {
     int64_t row = -1, col = -1;  // in the output matrix
     double expected = 0, actual = 0;
     bool from_unset_shared = false;      // actual is shared memory's poison (kSharedPoisonBits)
-    bool from_fresh_allocation = false;  // actual is new device memory's poison (kFreshPoisonBits)
+    bool from_fresh_allocation = false;  // actual is new memory's poison (kFreshPoisonBits)
 };
 
 // Words of a guard zone (the canaries around a matrix) that a kernel changed.
@@ -27,7 +27,7 @@ struct Verdict {
     int64_t unwritten = 0;    // still holding the poison
     int64_t written_nan = 0;  // a NaN the kernel stored (not the poison)
     int64_t from_unset_shared = 0;  // shared memory's poison, stored from a slot that no thread wrote
-    int64_t from_fresh_allocation = 0;  // new device memory's poison, from a buffer allocated and never written
+    int64_t from_fresh_allocation = 0;  // new memory's poison, from a buffer allocated and never written
     Mismatch first;           // first wrong element, reading the output row by row
     std::string hint;         // what the pattern suggests; empty when nothing stands out
     double max_error = 0;     // largest |actual - expected| among finite values
@@ -69,8 +69,8 @@ constexpr const char* kNeverWrittenEither = "were never written";
 // adds. Such elements change from launch to launch (a block finds what the block before it on the SM left there),
 // so the battery reads no wrong size from the change.
 constexpr const char* kFromUnsetShared = "from shared memory that no thread wrote";
-// Where the first wrong element holds new device memory's poison, after its value.
-constexpr const char* kFromFreshAllocation = "from device memory that nothing wrote after it was allocated";
+// Where the first wrong element holds new memory's poison (device or pinned host memory), after its value.
+constexpr const char* kFromFreshAllocation = "from memory that nothing wrote after it was allocated";
 // How a FAIL of a program that made a stream with cudaStreamNonBlocking begins its note; the battery reads it too.
 constexpr const char* kNonBlockingStreamMade = "this program made a stream with cudaStreamNonBlocking";
 

@@ -275,7 +275,7 @@ TEST_F(Harness, DeviceMemoryAllocatedDuringACheckStartsAsNaN) {
     size_t pitch = 0;
     cudaPitchedPtr cube{};
     {
-        const FreshDeviceMemoryPoisoned poisoned;
+        const FreshMemoryPoisoned poisoned;
         ASSERT_EQ(cudaMalloc(&plain, 1000), cudaSuccess);
         ASSERT_EQ(cudaMalloc(&odd, 1003), cudaSuccess);
         ASSERT_EQ(cudaMallocManaged(&managed, 3000), cudaSuccess);
@@ -298,6 +298,31 @@ TEST_F(Harness, DeviceMemoryAllocatedDuringACheckStartsAsNaN) {
     ASSERT_EQ(cudaFreeAsync(async, own), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(own), cudaSuccess);
     ASSERT_EQ(cudaStreamDestroy(own), cudaSuccess);
+}
+
+// A pinned buffer that stages the input on its way to the device is new memory too: while a check runs it starts as
+// the same NaN (the last part word as 0xFF bytes).
+TEST_F(Harness, PinnedHostMemoryAllocatedDuringACheckStartsAsNaN) {
+    const auto fresh_words = [](const void* host, size_t bytes) {
+        size_t fresh = 0;
+        for (size_t w = 0; w < bytes / sizeof(uint32_t); ++w) {
+            uint32_t bits;
+            std::memcpy(&bits, static_cast<const char*>(host) + w * sizeof bits, sizeof bits);
+            fresh += bits == kFreshPoisonBits;
+        }
+        return fresh;
+    };
+    void *pinned = nullptr, *mapped = nullptr;
+    {
+        const FreshMemoryPoisoned poisoned;
+        ASSERT_EQ(cudaMallocHost(&pinned, 4003), cudaSuccess);
+        ASSERT_EQ(cudaHostAlloc(&mapped, 6000, cudaHostAllocMapped | cudaHostAllocWriteCombined), cudaSuccess);
+    }
+    EXPECT_EQ(fresh_words(pinned, 4003), 1000u);
+    const auto* tail = static_cast<const unsigned char*>(pinned) + 4000;
+    EXPECT_TRUE(tail[0] == 0xFF && tail[1] == 0xFF && tail[2] == 0xFF);
+    EXPECT_EQ(fresh_words(mapped, 6000), 1500u);
+    for (void* p : {pinned, mapped}) ASSERT_EQ(cudaFreeHost(p), cudaSuccess);
 }
 
 // What a kernel reads from slots of its shared tile that no thread wrote must not be finite by luck in a check:

@@ -81,6 +81,13 @@ TEST(MatrixData, PoisonIsNaN) {
     EXPECT_TRUE(std::isnan(fresh) && is_fresh_poison(fresh));
     EXPECT_FALSE(is_poison(fresh) || is_shared_poison(fresh));
     EXPECT_FALSE(is_fresh_poison(v[0]) || is_fresh_poison(shared) || is_fresh_poison(computed));
+    // A word that a copy filled only in part (its first byte, here) still counts as new memory's.
+    unsigned char bytes[4];
+    std::memcpy(bytes, &kFreshPoisonBits, sizeof bytes);
+    bytes[0] = 0x3A;
+    float partly;
+    std::memcpy(&partly, bytes, sizeof partly);
+    EXPECT_TRUE(std::isnan(partly) && is_fresh_poison(partly));
     // The device poison writes 0xFF bytes; make sure that bit pattern is a NaN.
     uint32_t bits = 0xFFFFFFFFu;
     float f;

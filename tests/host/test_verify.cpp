@@ -99,7 +99,7 @@ TEST(VerifyTranspose, NamesAStoreFromSharedMemoryThatNoThreadWrote) {
     EXPECT_EQ(t.verify().summary().find("from shared memory"), std::string::npos) << t.verify().summary();
 }
 
-// A value from a new device buffer that nothing wrote (step 1's input copied in short, say) moves new memory's
+// A value from a new buffer that nothing wrote (step 1's input copied in short, say) moves new memory's
 // poison into the output: named as such, not as an element never written, and pointed at the copy in.
 TEST(VerifyTranspose, NamesAValueFromNewDeviceMemoryThatNothingWrote) {
     TransposeCase t(40, 50);
@@ -112,18 +112,19 @@ TEST(VerifyTranspose, NamesAValueFromNewDeviceMemoryThatNothingWrote) {
     EXPECT_EQ(v.unwritten, 2);
     EXPECT_EQ(v.from_unset_shared + v.written_nan, 0);
     EXPECT_TRUE(v.first.from_fresh_allocation);
-    EXPECT_NE(v.summary().find("got nan from device memory that nothing wrote after it was allocated"),
+    EXPECT_NE(v.summary().find("got nan from memory that nothing wrote after it was allocated"),
               std::string::npos)
         << v.summary();
-    EXPECT_NE(v.hint.find("30 elements hold the NaN the check fills new device memory with"), std::string::npos)
+    EXPECT_NE(v.hint.find("30 elements hold the NaN the check fills new memory with"), std::string::npos)
         << v.hint;
-    EXPECT_NE(v.hint.find("Was the whole input copied into the buffer the kernel reads"), std::string::npos) << v.hint;
+    EXPECT_NE(v.hint.find("Was the whole input copied into each buffer on its way to the kernel"), std::string::npos)
+        << v.hint;
 
     // Shared memory's NaN names its own cause first; the headline still follows the first wrong element.
     put_shared_poison(&t.out[500], 1);
     const Verdict both = t.verify();
     EXPECT_NE(both.hint.find("fills shared memory with"), std::string::npos) << both.hint;
-    EXPECT_NE(both.summary().find("from device memory that nothing wrote"), std::string::npos) << both.summary();
+    EXPECT_NE(both.summary().find("from memory that nothing wrote"), std::string::npos) << both.summary();
 }
 
 TEST(VerifyTranspose, SaysWhenNothingWasWritten) {
