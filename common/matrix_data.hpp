@@ -2,9 +2,9 @@
 // or an index that swaps i and j shows up. Outputs are poisoned with NaN before every checked run, so a kernel
 // that skips elements cannot pass on what an earlier run left behind. The poison is one particular NaN (all
 // bits set), which arithmetic never produces: a NaN with other bits was computed by the kernel, not left over.
-// Shared memory gets a NaN of its own before each checked launch, and so does device memory allocated while a check
-// runs, for the same reason: a transpose moves values bit for bit, so an element that holds one of them was stored
-// from a slot of a shared tile that no thread wrote, or from a new buffer that nothing wrote.
+// Shared memory gets a NaN of its own before each checked launch, and so does the device and pinned host memory
+// allocated while a check runs, for the same reason: a transpose moves values bit for bit, so an element that holds
+// one of them was stored from a slot of a shared tile that no thread wrote, or from a new buffer that nothing wrote.
 #pragma once
 
 #include <cstddef>

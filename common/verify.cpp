@@ -180,7 +180,8 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
                              "comparisons), and is every slot written before a __syncthreads() and read after it?",
                              v.from_unset_shared);
     } else if (v.from_fresh_allocation > 0) {
-        // Before the edges' hint too: a copy in that stops short leaves the far end of the input, which is an edge.
+        // Before the edges' hint too: a copy in that stops a row short leaves only an edge of the answer wrong, and
+        // that hint would send the student to the kernel's bounds tests.
         v.hint = fmt::format("{} elements hold the NaN the check fills new memory with: they came from a buffer "
                              "allocated during the call (cudaMalloc, cudaMallocHost) that nothing wrote. Was the "
                              "whole input copied into each buffer on its way to the kernel (memcpy's and "
