@@ -101,7 +101,7 @@ TEST(VerifyTranspose, NamesAStoreFromSharedMemoryThatNoThreadWrote) {
 
 // A value from a new buffer that nothing wrote (step 1's input copied in short, say) moves new memory's
 // poison into the output: named as such, not as an element never written, and pointed at the copy in.
-TEST(VerifyTranspose, NamesAValueFromNewDeviceMemoryThatNothingWrote) {
+TEST(VerifyTranspose, NamesAValueFromNewMemoryThatNothingWrote) {
     TransposeCase t(40, 50);
     for (size_t i = 0; i < 30; ++i) std::memcpy(&t.out[7 + i], &kFreshPoisonBits, sizeof(float));
     fill_poison(&t.out[100], 2);
@@ -119,6 +119,11 @@ TEST(VerifyTranspose, NamesAValueFromNewDeviceMemoryThatNothingWrote) {
         << v.hint;
     EXPECT_NE(v.hint.find("Was the whole input copied into each buffer on its way to the kernel"), std::string::npos)
         << v.hint;
+
+    // An input copied in a row short leaves only the answer's last column wrong: still this hint, not the edges'.
+    TransposeCase short_copy(300, 200);  // the answer is 200 x 300
+    for (int r = 0; r < 200; ++r) std::memcpy(&short_copy.out[r * 300 + 299], &kFreshPoisonBits, sizeof(float));
+    EXPECT_NE(short_copy.verify().hint.find("fills new memory with"), std::string::npos) << short_copy.verify().hint;
 
     // Shared memory's NaN names its own cause first; the headline still follows the first wrong element.
     put_shared_poison(&t.out[500], 1);
