@@ -27,10 +27,13 @@ struct TransposeCase {
     Verdict verify() const { return verify_transpose(in.data(), out.data(), rows, cols); }
 };
 
-// What a kernel stores from a slot of a shared tile that no thread wrote, in `count` elements from `first`.
-void put_shared_poison(float* first, size_t count) {
-    for (size_t i = 0; i < count; ++i) std::memcpy(first + i, &kSharedPoisonBits, sizeof(float));
+// `bits` in `count` elements from `first`: one of the NaNs the checks fill memory with, as a kernel that moved it
+// into its output would leave it.
+void put_bits(float* first, size_t count, uint32_t bits) {
+    for (size_t i = 0; i < count; ++i) std::memcpy(first + i, &bits, sizeof(float));
 }
+// What a kernel stores from a slot of a shared tile that no thread wrote.
+void put_shared_poison(float* first, size_t count) { put_bits(first, count, kSharedPoisonBits); }
 
 }  // namespace
 
@@ -103,7 +106,7 @@ TEST(VerifyTranspose, NamesAStoreFromSharedMemoryThatNoThreadWrote) {
 // poison into the output: named as such, not as an element never written, and pointed at the copy in.
 TEST(VerifyTranspose, NamesAValueFromNewMemoryThatNothingWrote) {
     TransposeCase t(40, 50);
-    for (size_t i = 0; i < 30; ++i) std::memcpy(&t.out[7 + i], &kFreshPoisonBits, sizeof(float));
+    put_bits(&t.out[7], 30, kFreshPoisonBits);
     fill_poison(&t.out[100], 2);
     const Verdict v = t.verify();
     EXPECT_FALSE(v.ok);
@@ -122,7 +125,7 @@ TEST(VerifyTranspose, NamesAValueFromNewMemoryThatNothingWrote) {
 
     // An input copied in a row short leaves only the answer's last column wrong: still this hint, not the edges'.
     TransposeCase short_copy(300, 200);  // the answer is 200 x 300
-    for (int r = 0; r < 200; ++r) std::memcpy(&short_copy.out[r * 300 + 299], &kFreshPoisonBits, sizeof(float));
+    for (int r = 0; r < 200; ++r) put_bits(&short_copy.out[r * 300 + 299], 1, kFreshPoisonBits);
     EXPECT_NE(short_copy.verify().hint.find("fills new memory with"), std::string::npos) << short_copy.verify().hint;
 
     // Shared memory's NaN names its own cause first; the headline still follows the first wrong element.
