@@ -82,10 +82,15 @@ cudaError_t fill_fresh(void* pointer, size_t bytes, cudaStream_t stream) {
                          : cudaMemsetAsync(static_cast<char*>(pointer) + done, kPoisonByte, bytes - done, stream);
 }
 
+// Only while a check runs, and only what the call really allocated.
+bool to_poison(cudaError_t allocated, const void* pointer, size_t bytes) {
+    return poisoning.load() > 0 && allocated == cudaSuccess && pointer && bytes > 0;
+}
+
 // Fills `bytes` of fresh memory with the poison: before the call returns, or in `stream`'s order for the stream-ordered
 // allocations. Nothing of it may show in the program's own error checks, or change what it captures into a graph.
 void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cudaStream_t* in_order_of = nullptr) {
-    if (poisoning.load() == 0 || allocated != cudaSuccess || !pointer || bytes == 0) return;
+    if (!to_poison(allocated, pointer, bytes)) return;
     const cudaError_t pending = cudaPeekAtLastError();
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;  // none of these calls may end a capture under way
     cudaThreadExchangeStreamCaptureMode(&mode);
@@ -106,7 +111,7 @@ void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cuda
 // Pinned host memory, likewise, on the host's threads: a buffer that stages the input on its way to the device is
 // as new as the device's, and the operating system hands out its pages as zeros.
 void poison_fresh_host(cudaError_t allocated, void* pointer, size_t bytes) {
-    if (poisoning.load() == 0 || allocated != cudaSuccess || !pointer || bytes == 0) return;
+    if (!to_poison(allocated, pointer, bytes)) return;
     const auto words = static_cast<int64_t>(bytes / sizeof(uint32_t));
     auto* word = static_cast<uint32_t*>(pointer);
 #pragma omp parallel for schedule(static)
