@@ -19,7 +19,8 @@ namespace workshop {
 
 namespace {
 
-enum Memory { kDevice, kPinnedHost, kRegisteredHost, kMemories };
+// kFilledDevice: the device allocations that got new memory's NaN during a check, until they are freed.
+enum Memory { kDevice, kPinnedHost, kRegisteredHost, kFilledDevice, kMemories };
 
 // Never destroyed: a static object's destructor could run before the last free of another one.
 Ledger& ledger(Memory memory) {
@@ -95,16 +96,36 @@ void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cuda
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;  // none of these calls may end a capture under way
     cudaThreadExchangeStreamCaptureMode(&mode);
     cudaError_t result = cudaErrorInvalidResourceHandle;
+    bool filled = false;  // not an allocation captured into a graph: that is no memory yet
     if (in_order_of) {
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
         result = cudaStreamIsCapturing(*in_order_of, &capture);
-        if (result == cudaSuccess && capture == cudaStreamCaptureStatusNone)
-            result = fill_fresh(pointer, bytes, *in_order_of);
+        filled = result == cudaSuccess && capture == cudaStreamCaptureStatusNone;
+        if (filled) result = fill_fresh(pointer, bytes, *in_order_of);
     } else if (const cudaStream_t stream = poison_stream()) {
+        filled = true;
         result = fill_fresh(pointer, bytes, stream);
         if (result == cudaSuccess) result = cudaStreamSynchronize(stream);
     }
+    if (filled && result == cudaSuccess) ledger(kFilledDevice).made(result, &pointer, bytes);
     cudaThreadExchangeStreamCaptureMode(&mode);
+    if (result != cudaSuccess && pending == cudaSuccess) (void)cudaGetLastError();
+}
+
+// Device memory that got the NaN during an earlier check and is still held (a buffer a step's function keeps from
+// one call to the next) holds what that check's calls left there. make check runs all its shapes in one process,
+// so without this only the shape that allocated such a buffer would find the NaN in it, and a kernel that reads a
+// part of it that nothing writes (the padding of a copy) would pass every later shape on an earlier shape's values.
+void refill_memory_kept_from_earlier_checks() {
+    const auto kept = ledger(kFilledDevice).entries();
+    if (kept.empty()) return;
+    const cudaError_t pending = cudaPeekAtLastError();
+    cudaError_t result = cudaDeviceSynchronize();  // nothing queued may still use it
+    const cudaStream_t stream = poison_stream();
+    if (!stream) result = cudaErrorInvalidResourceHandle;
+    for (const auto& [key, bytes] : kept)
+        if (result == cudaSuccess) result = fill_fresh(reinterpret_cast<void*>(key), bytes, stream);
+    if (result == cudaSuccess) result = cudaStreamSynchronize(stream);
     if (result != cudaSuccess && pending == cudaSuccess) (void)cudaGetLastError();
 }
 
@@ -134,7 +155,9 @@ Allocations pinned_host_allocations_held() { return ledger(kPinnedHost).held(); 
 Allocations host_registrations_held() { return ledger(kRegisteredHost).held(); }
 int device_resets() { return resets.load(); }
 
-FreshMemoryPoisoned::FreshMemoryPoisoned() { ++poisoning; }
+FreshMemoryPoisoned::FreshMemoryPoisoned() {
+    if (poisoning++ == 0) refill_memory_kept_from_earlier_checks();
+}
 FreshMemoryPoisoned::~FreshMemoryPoisoned() { --poisoning; }
 
 }  // namespace workshop
@@ -212,10 +235,14 @@ cudaError_t __wrap_cudaFreeArray(cudaArray_t array) {
     return workshop::ledger(workshop::kDevice).given_back(__real_cudaFreeArray(array), array);
 }
 cudaError_t __wrap_cudaFree(void* pointer) {
-    return workshop::ledger(workshop::kDevice).given_back(__real_cudaFree(pointer), pointer);
+    const cudaError_t result = __real_cudaFree(pointer);
+    workshop::ledger(workshop::kFilledDevice).given_back(result, pointer);
+    return workshop::ledger(workshop::kDevice).given_back(result, pointer);
 }
 cudaError_t __wrap_cudaFreeAsync(void* pointer, cudaStream_t stream) {
-    return workshop::ledger(workshop::kDevice).given_back(__real_cudaFreeAsync(pointer, stream), pointer);
+    const cudaError_t result = __real_cudaFreeAsync(pointer, stream);
+    workshop::ledger(workshop::kFilledDevice).given_back(result, pointer);
+    return workshop::ledger(workshop::kDevice).given_back(result, pointer);
 }
 // In C++, cudaMallocHost(&p, bytes) with a typed pointer is a template of cuda_runtime.h that calls cudaHostAlloc.
 cudaError_t __wrap_cudaMallocHost(void** pointer, size_t bytes) {

@@ -34,8 +34,10 @@ int device_resets();
 // kernel that reads memory nothing wrote (the padding of a copy, left unset) would be right by luck, and wrong the
 // day the memory is reused. Its own NaN, not the output's poison: a transpose moves values bit for bit, so an
 // element that holds it may come from an input that was never copied in as much as from an output the kernel never
-// stored, and the verdict must not name only the second. The timed runs allocate without it, and CUDA arrays
-// (written only by copies) are left as they come.
+// stored, and the verdict must not name only the second. Device memory that got it during an earlier check and is
+// still held gets it again when the next check starts: a buffer kept from call to call is as unwritten at a new
+// size as it was at the first. The timed runs allocate without it, and CUDA arrays (written only by copies) are
+// left as they come.
 class FreshMemoryPoisoned {
 public:
     FreshMemoryPoisoned();

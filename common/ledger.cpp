@@ -23,6 +23,11 @@ Allocations Ledger::held() {
     return {static_cast<int64_t>(sizes_.size()), bytes_};
 }
 
+std::vector<std::pair<uintptr_t, size_t>> Ledger::entries() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return {sizes_.begin(), sizes_.end()};
+}
+
 void Ledger::forget() {
     const std::lock_guard<std::mutex> lock(mutex_);
     sizes_.clear();

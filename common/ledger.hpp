@@ -11,6 +11,8 @@
 #include <mutex>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace workshop {
 
@@ -30,6 +32,7 @@ public:
     }
 
     Allocations held();
+    std::vector<std::pair<uintptr_t, size_t>> entries();  // each handle held, with its bytes
     void forget();  // cudaDeviceReset took everything
 
 private:

@@ -37,6 +37,12 @@ bool all_fresh_on_device(const void* device, size_t bytes) {
     return all_fresh_on_host(host.data(), bytes);
 }
 
+bool all_zero_on_device(const void* device, size_t bytes) {
+    std::vector<unsigned char> host(bytes, 0xFF);
+    EXPECT_EQ(cudaMemcpy(host.data(), device, bytes, cudaMemcpyDefault), cudaSuccess);
+    return std::all_of(host.begin(), host.end(), [](unsigned char b) { return b == 0; });
+}
+
 // The types of the nodes of a captured graph, sorted: CUDA promises no order.
 std::vector<cudaGraphNodeType> node_types(cudaGraph_t graph) {
     size_t count = 0;
@@ -104,6 +110,34 @@ TEST_F(Harness, PinnedHostMemoryAllocatedDuringACheckStartsAsNaN) {
     EXPECT_TRUE(all_fresh_on_host(pinned, 4003));
     EXPECT_TRUE(all_fresh_on_host(mapped, 6000));
     for (void* p : {pinned, mapped}) ASSERT_EQ(cudaFreeHost(p), cudaSuccess);
+}
+
+// make check runs its shapes one after another in one process. A buffer that a step's function allocated during
+// one shape's check and keeps holds that shape's values by the next; it starts each later check as new memory's
+// NaN again, as it would in a process of its own. Memory allocated outside a check is the program's and is left as
+// it is, and a check inside a check refills nothing.
+TEST_F(Harness, MemoryKeptFromAnEarlierCheckStartsTheNextAsNaNAgain) {
+    void *kept = nullptr, *outside = nullptr;
+    ASSERT_EQ(cudaMalloc(&outside, 4096), cudaSuccess);
+    ASSERT_EQ(cudaMemset(outside, 0, 4096), cudaSuccess);
+    {
+        const FreshMemoryPoisoned first_check;
+        ASSERT_EQ(cudaMalloc(&kept, 1003), cudaSuccess);
+    }
+    ASSERT_EQ(cudaMemset(kept, 0, 1003), cudaSuccess);
+    {
+        const FreshMemoryPoisoned next_check;
+        EXPECT_TRUE(all_fresh_on_device(kept, 1003));
+        ASSERT_EQ(cudaMemset(kept, 0, 1003), cudaSuccess);
+        { const FreshMemoryPoisoned inner; }
+        EXPECT_TRUE(all_zero_on_device(kept, 1003));
+    }
+    EXPECT_TRUE(all_zero_on_device(outside, 4096));
+    ASSERT_EQ(cudaFree(kept), cudaSuccess);
+    { const FreshMemoryPoisoned after_the_free; }
+    EXPECT_TRUE(all_zero_on_device(outside, 4096));
+    ASSERT_EQ(cudaFree(outside), cudaSuccess);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 // A stream-ordered allocation queued while its stream is being captured is a node of the graph, not memory yet:
