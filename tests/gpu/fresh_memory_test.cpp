@@ -1,5 +1,5 @@
-// New memory's NaN: what every allocation call gives while a check runs, and what the fill must never disturb
-// (the program's own error checks, and the graphs it captures).
+// New memory's NaN: what every allocation call gives while a check runs, what memory kept from an earlier check
+// gets again, and what the fill must never disturb (the program's own error checks, and the graphs it captures).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
