@@ -120,13 +120,11 @@ void refill_memory_kept_from_earlier_checks() {
     const auto kept = ledger(kFilledDevice).entries();
     if (kept.empty()) return;
     const cudaError_t pending = cudaPeekAtLastError();
-    cudaError_t result = cudaDeviceSynchronize();  // nothing queued may still use it
-    const cudaStream_t stream = poison_stream();
-    if (!stream) result = cudaErrorInvalidResourceHandle;
-    for (const auto& [key, bytes] : kept)
-        if (result == cudaSuccess) result = fill_fresh(reinterpret_cast<void*>(key), bytes, stream);
-    if (result == cudaSuccess) result = cudaStreamSynchronize(stream);
-    if (result != cudaSuccess && pending == cudaSuccess) (void)cudaGetLastError();
+    if (cudaDeviceSynchronize() != cudaSuccess) {  // nothing queued may still use it
+        if (pending == cudaSuccess) (void)cudaGetLastError();
+        return;
+    }
+    for (const auto& [key, bytes] : kept) poison_fresh(cudaSuccess, reinterpret_cast<void*>(key), bytes);
 }
 
 // Pinned host memory, likewise, on the host's threads: a buffer that stages the input on its way to the device is
