@@ -154,6 +154,7 @@ Allocations host_registrations_held() { return ledger(kRegisteredHost).held(); }
 int device_resets() { return resets.load(); }
 
 FreshMemoryPoisoned::FreshMemoryPoisoned() {
+    // After the count went up: the refill goes through poison_fresh, which fills only while a check runs.
     if (poisoning++ == 0) refill_memory_kept_from_earlier_checks();
 }
 FreshMemoryPoisoned::~FreshMemoryPoisoned() { --poisoning; }
