@@ -159,6 +159,18 @@ FreshMemoryPoisoned::FreshMemoryPoisoned() {
 }
 FreshMemoryPoisoned::~FreshMemoryPoisoned() { --poisoning; }
 
+HostRegistrationsUndone::HostRegistrationsUndone() {
+    for (const auto& [key, bytes] : ledger(kRegisteredHost).entries()) registered_before_.push_back(key);
+}
+HostRegistrationsUndone::~HostRegistrationsUndone() {
+    const cudaError_t pending = cudaPeekAtLastError();
+    bool failed = false;
+    for (const auto& [key, bytes] : ledger(kRegisteredHost).entries())
+        if (std::find(registered_before_.begin(), registered_before_.end(), key) == registered_before_.end())
+            failed |= cudaHostUnregister(reinterpret_cast<void*>(key)) != cudaSuccess;  // the ledger forgets it
+    if (failed && pending == cudaSuccess) (void)cudaGetLastError();
+}
+
 }  // namespace workshop
 
 // The wrappers the linker puts in place of the CUDA runtime's functions; __real_X is the runtime's own X.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace workshop {
 
@@ -44,6 +45,22 @@ public:
     ~FreshMemoryPoisoned();
     FreshMemoryPoisoned(const FreshMemoryPoisoned&) = delete;
     FreshMemoryPoisoned& operator=(const FreshMemoryPoisoned&) = delete;
+};
+
+// Host ranges a check's calls registered with cudaHostRegister and left registered are unregistered when one of
+// these ends, after the verdict has counted them. The caller's matrices are freed after each shape, and their pages
+// handed out again for the next shape's: a registration left on them makes that shape's cudaHostRegister fail, and
+// in make check's shared process a later shape passed, or read NaN (its copy back most likely went to the old
+// pages), where alone it fails with the leak.
+class HostRegistrationsUndone {
+public:
+    HostRegistrationsUndone();
+    ~HostRegistrationsUndone();
+    HostRegistrationsUndone(const HostRegistrationsUndone&) = delete;
+    HostRegistrationsUndone& operator=(const HostRegistrationsUndone&) = delete;
+
+private:
+    std::vector<uintptr_t> registered_before_;
 };
 
 }  // namespace workshop

@@ -249,6 +249,7 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
     const Allocations registered_before = host_registrations_held();
     const std::vector<Allocations> held_before = held_now(kWhatARoundTripMayKeep);
     const int resets_before = device_resets();
+    const HostRegistrationsUndone host_registrations_undone;  // after the verdict below has counted them
     const FreshMemoryPoisoned fresh_memory_poisoned;
     round_trip();
     if (device_resets() != resets_before) {

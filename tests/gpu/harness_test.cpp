@@ -393,8 +393,10 @@ TEST_F(Harness, HostRegistrationsLeftByARoundTripAreALeak) {
     EXPECT_FALSE(leaking.ok);
     EXPECT_EQ(leaking.headline(),
               "leak: leaves_two returns with 2 host ranges (16000 bytes) still registered with cudaHostRegister");
-    for (float* p : {first.data(), second.data()}) EXPECT_EQ(cudaHostUnregister(p), cudaSuccess);
+    // Undone once the verdict has counted them: the next check finds the caller's pages unregistered.
     EXPECT_EQ(host_registrations_held().count, start.count);
+    EXPECT_EQ(cudaHostRegister(first.data(), 4000, cudaHostRegisterDefault), cudaSuccess);
+    EXPECT_EQ(cudaHostUnregister(first.data()), cudaSuccess);
 }
 
 // Step 1's round trips: one that keeps no pinned memory, or one buffer for good, passes; one that takes a pinned
