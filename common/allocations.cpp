@@ -83,6 +83,18 @@ cudaError_t fill_fresh(void* pointer, size_t bytes, cudaStream_t stream) {
                          : cudaMemsetAsync(static_cast<char*>(pointer) + done, kPoisonByte, bytes - done, stream);
 }
 
+// The harness's own calls in the middle of the program's must not change what its next cudaGetLastError() says: an
+// error they meet is cleared when this ends, unless the program had left one pending, which stays for it to find.
+class ProgramsLastErrorKept {
+public:
+    ~ProgramsLastErrorKept() {
+        if (pending_ == cudaSuccess) (void)cudaGetLastError();
+    }
+
+private:
+    const cudaError_t pending_ = cudaPeekAtLastError();
+};
+
 // Only while a check runs, and only what the call really allocated.
 bool to_poison(cudaError_t allocated, const void* pointer, size_t bytes) {
     return poisoning.load() > 0 && allocated == cudaSuccess && pointer && bytes > 0;
@@ -92,7 +104,7 @@ bool to_poison(cudaError_t allocated, const void* pointer, size_t bytes) {
 // allocations. Nothing of it may show in the program's own error checks, or change what it captures into a graph.
 void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cudaStream_t* in_order_of = nullptr) {
     if (!to_poison(allocated, pointer, bytes)) return;
-    const cudaError_t pending = cudaPeekAtLastError();
+    const ProgramsLastErrorKept last_error_kept;  // declared first: it ends after the capture mode is restored
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;  // none of these calls may end a capture under way
     cudaThreadExchangeStreamCaptureMode(&mode);
     cudaError_t result = cudaErrorInvalidResourceHandle;
@@ -109,7 +121,6 @@ void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cuda
     }
     if (filled && result == cudaSuccess) ledger(kFilledDevice).made(result, &pointer, bytes);
     cudaThreadExchangeStreamCaptureMode(&mode);
-    if (result != cudaSuccess && pending == cudaSuccess) (void)cudaGetLastError();
 }
 
 // Device memory that got the NaN during an earlier check and is still held (a buffer a step's function keeps from
@@ -119,11 +130,8 @@ void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cuda
 void refill_memory_kept_from_earlier_checks() {
     const auto kept = ledger(kFilledDevice).entries();
     if (kept.empty()) return;
-    const cudaError_t pending = cudaPeekAtLastError();
-    if (cudaDeviceSynchronize() != cudaSuccess) {  // nothing queued may still use it
-        if (pending == cudaSuccess) (void)cudaGetLastError();
-        return;
-    }
+    const ProgramsLastErrorKept last_error_kept;
+    if (cudaDeviceSynchronize() != cudaSuccess) return;  // nothing queued may still use it
     for (const auto& [key, bytes] : kept) poison_fresh(cudaSuccess, reinterpret_cast<void*>(key), bytes);
 }
 
@@ -163,12 +171,10 @@ HostRegistrationsUndone::HostRegistrationsUndone() {
     for (const auto& [key, bytes] : ledger(kRegisteredHost).entries()) registered_before_.push_back(key);
 }
 HostRegistrationsUndone::~HostRegistrationsUndone() {
-    const cudaError_t pending = cudaPeekAtLastError();
-    bool failed = false;
+    const ProgramsLastErrorKept last_error_kept;
     for (const auto& [key, bytes] : ledger(kRegisteredHost).entries())
         if (std::find(registered_before_.begin(), registered_before_.end(), key) == registered_before_.end())
-            failed |= cudaHostUnregister(reinterpret_cast<void*>(key)) != cudaSuccess;  // the ledger forgets it
-    if (failed && pending == cudaSuccess) (void)cudaGetLastError();
+            (void)cudaHostUnregister(reinterpret_cast<void*>(key));  // through the wrapper: the ledger forgets it
 }
 
 }  // namespace workshop
