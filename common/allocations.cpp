@@ -3,6 +3,7 @@
 #include "cuda_objects.hpp"
 #include "ledger.hpp"
 #include "matrix_data.hpp"
+#include "programs_last_error.hpp"
 
 #include <cuda.h>  // the driver API's types only: its one function used here is looked up, not linked
 #include <cuda_runtime.h>
@@ -83,18 +84,6 @@ cudaError_t fill_fresh(void* pointer, size_t bytes, cudaStream_t stream) {
                          : cudaMemsetAsync(static_cast<char*>(pointer) + done, kPoisonByte, bytes - done, stream);
 }
 
-// The harness's own calls in the middle of the program's must not change what its next cudaGetLastError() says: an
-// error they meet is cleared when this ends, unless the program had left one pending, which stays for it to find.
-class ProgramsLastErrorKept {
-public:
-    ~ProgramsLastErrorKept() {
-        if (pending_ == cudaSuccess) (void)cudaGetLastError();
-    }
-
-private:
-    const cudaError_t pending_ = cudaPeekAtLastError();
-};
-
 // Only while a check runs, and only what the call really allocated.
 bool to_poison(cudaError_t allocated, const void* pointer, size_t bytes) {
     return poisoning.load() > 0 && allocated == cudaSuccess && pointer && bytes > 0;
@@ -166,6 +155,7 @@ FreshMemoryPoisoned::FreshMemoryPoisoned() {
     if (poisoning++ == 0) refill_memory_kept_from_earlier_checks();
 }
 FreshMemoryPoisoned::~FreshMemoryPoisoned() { --poisoning; }
+bool a_check_runs() { return poisoning.load() > 0; }
 
 HostRegistrationsUndone::HostRegistrationsUndone() {
     for (const auto& [key, bytes] : ledger(kRegisteredHost).entries()) registered_before_.push_back(key);

@@ -47,6 +47,10 @@ public:
     FreshMemoryPoisoned& operator=(const FreshMemoryPoisoned&) = delete;
 };
 
+// Whether a FreshMemoryPoisoned is alive, that is, whether a check runs (copy_directions.hpp looks at copies only
+// then, so that the timed runs pay nothing for it).
+bool a_check_runs();
+
 // Host ranges a check's calls registered with cudaHostRegister and left registered are unregistered when one of
 // these ends, after the verdict has counted them. The caller's matrices are freed after each shape, and their pages
 // handed out again for the next shape's: a registration left on them makes that shape's cudaHostRegister fail, and

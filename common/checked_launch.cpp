@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "allocations.hpp"
+#include "copy_directions.hpp"
 #include "cuda_objects.hpp"
 #include "source_path.hpp"
 
@@ -249,6 +250,7 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
     const Allocations registered_before = host_registrations_held();
     const std::vector<Allocations> held_before = held_now(kWhatARoundTripMayKeep);
     const int resets_before = device_resets();
+    const int wrong_directions_before = copies_in_the_wrong_direction();
     const HostRegistrationsUndone host_registrations_undone;  // after the verdict below has counted them
     const FreshMemoryPoisoned fresh_memory_poisoned;
     round_trip();
@@ -258,6 +260,15 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
         return reset;
     }
     Verdict verdict = verify();
+    if (copies_in_the_wrong_direction() != wrong_directions_before) {
+        verdict.set_misuse(fmt::format("{} made {}: its kind names the wrong direction", function,
+                                       the_last_copy_in_the_wrong_direction()),
+                           "The kind says which way the bytes go, and must match the pointers: "
+                           "cudaMemcpyHostToDevice from host memory to device memory, cudaMemcpyDeviceToHost back "
+                           "(or cudaMemcpyDefault, which works it out). A wrong one works by luck where the host "
+                           "memory is pinned, and fails where it is not");
+        return verdict;
+    }
     const Allocations registered = host_registrations_held();
     if (verdict.ok && registered.count > registered_before.count) {
         const int64_t ranges = registered.count - registered_before.count;

@@ -41,6 +41,7 @@ std::string Verdict::headline() const {
         return when + fmt::format("changed the input: {} words of it (or around it) differ after the run",
                                   input_words_changed);
     if (!leak.empty()) return leak;
+    if (!misuse.empty()) return misuse;
     if (!wrong_on.empty()) return when + describe_wrong(*this);
     if (changed_by_relaunch)
         return fmt::format("{}; {} element{} {}{}{}", describe_wrong(*this), changed_by_relaunch,
@@ -86,8 +87,15 @@ void Verdict::set_leak(const std::string& what, const std::string& hint_text) {
     hint = hint_text;
 }
 
+void Verdict::set_misuse(const std::string& what, const std::string& hint_text) {
+    ok = false;
+    misuse = what;
+    hint = hint_text;
+}
+
 bool Verdict::worth_a_second_launch() const {
-    return !ok && wrong > 0 && failure.empty() && !outside.any() && !input_words_changed && leak.empty();
+    return !ok && wrong > 0 && failure.empty() && !outside.any() && !input_words_changed && leak.empty() &&
+           misuse.empty();
 }
 
 void Verdict::compare_second_launch(const float* first, const float* second, size_t count) {

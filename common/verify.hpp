@@ -36,12 +36,13 @@ struct Verdict {
     OutsideWrites outside;          // around the output
     int64_t input_words_changed = 0;  // in the inputs or their guard zones
     std::string leak;               // memory that further calls of the step's function left allocated
+    std::string misuse;             // a call against CUDA's rules that happened to work (copy_directions.hpp)
     int64_t changed_by_relaunch = 0;  // elements a second launch on the same inputs left different
     std::string wrong_on;             // "right on the first launch, wrong on the third": a later launch was wrong
                                       // (or wrote outside its output), and the headline says which
 
     // What went wrong, in one phrase: the failure, else writes outside the output, else a changed input, else a
-    // leak, else the wrong elements.
+    // leak, else a misused call, else the wrong elements.
     std::string headline() const;
     // One line: "PASS", or "FAIL: <headline>. <hint> <anything else found>".
     std::string summary() const;
@@ -52,6 +53,9 @@ struct Verdict {
     void set_failure(const std::string& what, const std::string& hint_text);
     // The output was right, but the calls leave memory behind; the device is still usable.
     void set_leak(const std::string& what, const std::string& hint_text);
+    // A call broke one of CUDA's rules and worked by luck; the device is still usable. Named before any wrong
+    // element: it is the likelier cause.
+    void set_misuse(const std::string& what, const std::string& hint_text);
     // A wrong answer is worth a second launch when the kernel finished and stayed inside its output: its output
     // (`first`) against the second one, bit for bit. An answer that changes between two launches on the same
     // inputs is no wrong formula but a value read before it is set, or a race; the headline says so, and the hint

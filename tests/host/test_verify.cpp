@@ -345,6 +345,24 @@ TEST(Verdict, ALeakFailsARightOutput) {
     EXPECT_EQ(v.summary(), "FAIL: leak: every call of transpose_on_device leaves device memory allocated. free it");
 }
 
+// A misused call that worked by luck is a verdict of its own, after a leak and before any wrong element: the device
+// is still usable, and no second launch is asked for.
+TEST(Verdict, AMisusedCallComesAfterALeakAndBeforeTheWrongElements) {
+    TransposeCase t(8, 8);
+    t.out[3] += 1.0f;
+    Verdict v = t.verify();
+    ASSERT_TRUE(v.worth_a_second_launch());
+    v.set_misuse("f made a cudaMemcpy of 4 bytes named cudaMemcpyHostToDevice: its kind names the wrong direction",
+                 "match the kind");
+    EXPECT_FALSE(v.ok);
+    EXPECT_TRUE(v.failure.empty());
+    EXPECT_FALSE(v.worth_a_second_launch());
+    EXPECT_EQ(v.summary(), "FAIL: f made a cudaMemcpy of 4 bytes named cudaMemcpyHostToDevice: its kind names the "
+                           "wrong direction. match the kind");
+    v.set_leak("leak: f leaves device memory allocated", "free it");
+    EXPECT_EQ(v.headline(), "leak: f leaves device memory allocated");
+}
+
 // An answer that changes between two launches on the same inputs is read before it is set, or raced for: the
 // headline counts the elements that changed, bit for bit, and the hint says what to look for instead of what the
 // pattern of wrong elements suggests.

@@ -1,0 +1,89 @@
+#include "copy_directions.hpp"
+
+#include "allocations.hpp"
+#include "programs_last_error.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <mutex>
+
+namespace workshop {
+
+namespace {
+
+enum class Side { kHost, kDevice, kEither };
+
+struct Memory {
+    Side side;
+    const char* name;
+};
+
+Memory memory_at(const void* pointer) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) return {Side::kEither, "unknown memory"};
+    switch (attributes.type) {
+        case cudaMemoryTypeDevice: return {Side::kDevice, "device memory"};
+        case cudaMemoryTypeManaged: return {Side::kEither, "managed memory"};
+        case cudaMemoryTypeHost: return {Side::kHost, "pinned host memory"};
+        default: return {Side::kHost, "pageable host memory"};
+    }
+}
+
+bool fits(Side wanted, const Memory& memory) { return memory.side == Side::kEither || memory.side == wanted; }
+
+std::mutex mutex;
+int wrong_directions = 0;
+std::string last_wrong_direction;
+
+void compare_direction(const char* call, void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
+    const bool from_host = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost;
+    const bool to_host = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost;
+    const bool named = from_host || to_host || kind == cudaMemcpyDeviceToDevice;
+    if (!a_check_runs() || !named || bytes == 0) return;
+    const ProgramsLastErrorKept last_error_kept;  // declared first: it ends after the capture mode is restored
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;  // a copy captured into a graph is compared too
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    const Memory source = memory_at(from), destination = memory_at(to);
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    const bool right = fits(from_host ? Side::kHost : Side::kDevice, source) &&
+                       fits(to_host ? Side::kHost : Side::kDevice, destination);
+    if (right) return;
+    const char* const kinds[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
+                                 "cudaMemcpyDeviceToDevice"};
+    const std::lock_guard<std::mutex> lock(mutex);
+    ++wrong_directions;
+    last_wrong_direction = fmt::format("a {} of {} bytes named {}, from {} to {}", call, bytes, kinds[kind],
+                                       source.name, destination.name);
+}
+
+}  // namespace
+
+int copies_in_the_wrong_direction() {
+    const std::lock_guard<std::mutex> lock(mutex);
+    return wrong_directions;
+}
+
+std::string the_last_copy_in_the_wrong_direction() {
+    const std::lock_guard<std::mutex> lock(mutex);
+    return last_wrong_direction;
+}
+
+}  // namespace workshop
+
+// The wrappers the linker puts in place of the CUDA runtime's functions; __real_X is the runtime's own X.
+extern "C" {
+cudaError_t __real_cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind);
+cudaError_t __real_cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind,
+                                   cudaStream_t stream);
+
+cudaError_t __wrap_cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
+    workshop::compare_direction("cudaMemcpy", to, from, bytes, kind);
+    return __real_cudaMemcpy(to, from, bytes, kind);
+}
+cudaError_t __wrap_cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind,
+                                   cudaStream_t stream) {
+    workshop::compare_direction("cudaMemcpyAsync", to, from, bytes, kind);
+    return __real_cudaMemcpyAsync(to, from, bytes, kind, stream);
+}
+}

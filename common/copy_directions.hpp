@@ -1,0 +1,19 @@
+// Every cudaMemcpy and cudaMemcpyAsync names the direction of its copy (its kind), and CUDA calls a kind that does
+// not fit the pointers undefined behaviour. On a GPU with unified addressing the runtime finds the way anyway when
+// the host side is pinned (cudaMallocHost, or the caller's memory registered with cudaHostRegister, as step 1's
+// README suggests): a copy back still named cudaMemcpyHostToDevice, copied from the line above, works there by
+// luck, and fails (invalid argument) the day the host memory is pageable. So while a check runs, each of the
+// program's copies is compared with the memory its pointers point to. The link step sends both calls through the
+// comparison (the linker's --wrap, set in CMakeLists.txt, as for allocations.hpp). cudaMemcpyDefault, which lets
+// the runtime work the direction out, fits every copy; managed memory fits either side.
+#pragma once
+
+#include <string>
+
+namespace workshop {
+
+// How many of the copies made while a check ran named a direction their memory does not fit, and the last of them.
+int copies_in_the_wrong_direction();
+std::string the_last_copy_in_the_wrong_direction();
+
+}  // namespace workshop
