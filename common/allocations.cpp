@@ -3,7 +3,7 @@
 #include "cuda_objects.hpp"
 #include "ledger.hpp"
 #include "matrix_data.hpp"
-#include "programs_last_error.hpp"
+#include "unseen_by_the_program.hpp"
 
 #include <cuda.h>  // the driver API's types only: its one function used here is looked up, not linked
 #include <cuda_runtime.h>
@@ -86,7 +86,7 @@ cudaError_t fill_fresh(void* pointer, size_t bytes, cudaStream_t stream) {
 
 // Only while a check runs, and only what the call really allocated.
 bool to_poison(cudaError_t allocated, const void* pointer, size_t bytes) {
-    return poisoning.load() > 0 && allocated == cudaSuccess && pointer && bytes > 0;
+    return a_check_runs() && allocated == cudaSuccess && pointer && bytes > 0;
 }
 
 // Fills `bytes` of fresh memory with the poison: before the call returns, or in `stream`'s order for the stream-ordered
@@ -94,8 +94,7 @@ bool to_poison(cudaError_t allocated, const void* pointer, size_t bytes) {
 void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cudaStream_t* in_order_of = nullptr) {
     if (!to_poison(allocated, pointer, bytes)) return;
     const ProgramsLastErrorKept last_error_kept;  // declared first: it ends after the capture mode is restored
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;  // none of these calls may end a capture under way
-    cudaThreadExchangeStreamCaptureMode(&mode);
+    const ProgramsCaptureKept capture_kept;
     cudaError_t result = cudaErrorInvalidResourceHandle;
     bool filled = false;  // not an allocation captured into a graph: that is no memory yet
     if (in_order_of) {
@@ -109,7 +108,6 @@ void poison_fresh(cudaError_t allocated, void* pointer, size_t bytes, const cuda
         if (result == cudaSuccess) result = cudaStreamSynchronize(stream);
     }
     if (filled && result == cudaSuccess) ledger(kFilledDevice).made(result, &pointer, bytes);
-    cudaThreadExchangeStreamCaptureMode(&mode);
 }
 
 // Device memory that got the NaN during an earlier check and is still held (a buffer a step's function keeps from

@@ -1,7 +1,7 @@
 #include "copy_directions.hpp"
 
 #include "allocations.hpp"
-#include "programs_last_error.hpp"
+#include "unseen_by_the_program.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -19,7 +19,11 @@ struct Memory {
     const char* name;
 };
 
+// The program's last error and any capture it has under way are kept: a copy captured into a graph is looked at
+// too.
 Memory memory_at(const void* pointer) {
+    const ProgramsLastErrorKept last_error_kept;  // declared first: it ends after the capture mode is restored
+    const ProgramsCaptureKept capture_kept;
     cudaPointerAttributes attributes{};
     if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) return {Side::kEither, "unknown memory"};
     switch (attributes.type) {
@@ -41,11 +45,7 @@ void compare_direction(const char* call, void* to, const void* from, size_t byte
     const bool to_host = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost;
     const bool named = from_host || to_host || kind == cudaMemcpyDeviceToDevice;
     if (!a_check_runs() || !named || bytes == 0) return;
-    const ProgramsLastErrorKept last_error_kept;  // declared first: it ends after the capture mode is restored
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;  // a copy captured into a graph is compared too
-    cudaThreadExchangeStreamCaptureMode(&mode);
     const Memory source = memory_at(from), destination = memory_at(to);
-    cudaThreadExchangeStreamCaptureMode(&mode);
     const bool right = fits(from_host ? Side::kHost : Side::kDevice, source) &&
                        fits(to_host ? Side::kHost : Side::kDevice, destination);
     if (right) return;

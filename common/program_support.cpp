@@ -54,8 +54,7 @@ std::string where_make_check_times(const std::string& shape) {
 std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape) {
     if (again.ok) return std::nullopt;
     Verdict v = again;
-    // Where a failure, a leak, a misused call or the stream's note explains it, their own words stay.
-    if (v.failure.empty() && v.leak.empty() && v.misuse.empty() && non_blocking_stream_note().empty())
+    if (!v.a_call_explains_it() && non_blocking_stream_note().empty())  // else those say why
         v.hint = "right on its first launch, wrong after the timed ones: does the kernel keep state from one launch "
                  "to the next (a __device__ counter or flag that nothing resets)?" +
                  (again.hint.empty() ? std::string() : "\n" + again.hint);
@@ -135,7 +134,7 @@ void print_failure(const Verdict& v, const std::string& what) {
     const std::string note = non_blocking_stream_note();
     // The stream races the poison and the checks, so it explains a wrong answer, and the answer's own hint (a
     // size mixed up, a value read before it is set) would send the student after a bug that may not be there.
-    const bool the_stream_explains_it = !note.empty() && v.failure.empty() && v.leak.empty() && v.misuse.empty();
+    const bool the_stream_explains_it = !note.empty() && !v.a_call_explains_it();
     if (!v.hint.empty() && !the_stream_explains_it) fmt::print("{}\n", v.hint);
     if (!note.empty()) fmt::print("{}\n", note);
     if (v.failure.empty() && (v.outside.any() || v.input_words_changed) && v.wrong)

@@ -94,8 +94,7 @@ void Verdict::set_misuse(const std::string& what, const std::string& hint_text) 
 }
 
 bool Verdict::worth_a_second_launch() const {
-    return !ok && wrong > 0 && failure.empty() && !outside.any() && !input_words_changed && leak.empty() &&
-           misuse.empty();
+    return !ok && wrong > 0 && !outside.any() && !input_words_changed && !a_call_explains_it();
 }
 
 void Verdict::compare_second_launch(const float* first, const float* second, size_t count) {

@@ -62,6 +62,8 @@ struct Verdict {
     // gives way to one about that. With elements never written as well, threads most likely store to one element
     // and none to others, which is a wrong index (a size mixed up, say) that races: the hint says that instead.
     bool worth_a_second_launch() const;
+    // A failure, a leak or a misused call: something the calls did, with a hint of its own, explains the verdict.
+    bool a_call_explains_it() const { return !failure.empty() || !leak.empty() || !misuse.empty(); }
     void compare_second_launch(const float* first, const float* second, size_t count);
 };
 

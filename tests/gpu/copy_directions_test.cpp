@@ -5,6 +5,7 @@
 #include "allocations.hpp"
 #include "checked_launch.hpp"
 #include "copy_directions.hpp"
+#include "device_buffer.cuh"
 #include "gpu_test_support.hpp"
 
 using namespace workshop;
@@ -13,46 +14,36 @@ using Harness = GpuTest;
 
 namespace {
 
-constexpr size_t kBytes = 4096;
-
-struct Buffers {
-    float* device = nullptr;
-    float* pinned = nullptr;
-    Buffers() {
-        EXPECT_EQ(cudaMalloc(&device, kBytes), cudaSuccess);
-        EXPECT_EQ(cudaMallocHost(&pinned, kBytes), cudaSuccess);
-    }
-    ~Buffers() {
-        (void)cudaFree(device);
-        (void)cudaFreeHost(pinned);
-    }
-};
+constexpr size_t kFloats = 1024, kBytes = kFloats * sizeof(float);
 
 }  // namespace
 
 TEST_F(Harness, CopiesNamingTheWrongDirectionAreCountedWhileACheckRuns) {
-    const Buffers b;
+    const DeviceBuffer<float> device_buffer(kFloats);
+    const PinnedBuffer<float> pinned_buffer(kFloats);
+    float* const device = device_buffer.get();
+    float* const pinned = pinned_buffer.get();
     const int start = copies_in_the_wrong_direction();
     // Outside a check nothing is compared: the timed runs pay nothing for it.
-    ASSERT_EQ(cudaMemcpy(b.pinned, b.device, kBytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(pinned, device, kBytes, cudaMemcpyHostToDevice), cudaSuccess);
     EXPECT_EQ(copies_in_the_wrong_direction(), start);
 
     const FreshMemoryPoisoned check_runs;
-    ASSERT_EQ(cudaMemcpy(b.device, b.pinned, kBytes, cudaMemcpyHostToDevice), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(b.pinned, b.device, kBytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(b.pinned, b.device, kBytes, cudaMemcpyDefault), cudaSuccess);
-    ASSERT_EQ(cudaMemcpyAsync(b.device, b.device, kBytes, cudaMemcpyDeviceToDevice, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(device, pinned, kBytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(pinned, device, kBytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(pinned, device, kBytes, cudaMemcpyDefault), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(device, device, kBytes, cudaMemcpyDeviceToDevice, nullptr), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(copies_in_the_wrong_direction(), start);  // every kind above fits its pointers
 
     // Pinned memory at both ends: the runtime finds the way, and only the comparison sees the wrong kind.
-    EXPECT_EQ(cudaMemcpy(b.pinned, b.device, kBytes, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(pinned, device, kBytes, cudaMemcpyHostToDevice), cudaSuccess);
     EXPECT_EQ(copies_in_the_wrong_direction(), start + 1);
     EXPECT_EQ(the_last_copy_in_the_wrong_direction(),
               "a cudaMemcpy of 4096 bytes named cudaMemcpyHostToDevice, from device memory to pinned host memory");
     // Pageable memory: the runtime refuses the copy (invalid argument, on an H100), and it is counted as well.
-    std::vector<float> pageable(kBytes / sizeof(float));
-    EXPECT_NE(cudaMemcpyAsync(b.device, pageable.data(), kBytes, cudaMemcpyDeviceToHost, nullptr), cudaSuccess);
+    std::vector<float> pageable(kFloats);
+    EXPECT_NE(cudaMemcpyAsync(device, pageable.data(), kBytes, cudaMemcpyDeviceToHost, nullptr), cudaSuccess);
     (void)cudaGetLastError();
     EXPECT_EQ(copies_in_the_wrong_direction(), start + 2);
     EXPECT_EQ(the_last_copy_in_the_wrong_direction(),
@@ -61,15 +52,18 @@ TEST_F(Harness, CopiesNamingTheWrongDirectionAreCountedWhileACheckRuns) {
 }
 
 TEST_F(Harness, ARoundTripThatNamesTheWrongDirectionFails) {
-    const Buffers b;
+    const DeviceBuffer<float> device_buffer(kFloats);
+    const PinnedBuffer<float> pinned_buffer(kFloats);
+    float* const device = device_buffer.get();
+    float* const pinned = pinned_buffer.get();
     const auto right = [] { return Verdict{}; };
     const auto named_right = [&] {
-        EXPECT_EQ(cudaMemcpy(b.pinned, b.device, kBytes, cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(cudaMemcpy(pinned, device, kBytes, cudaMemcpyDeviceToHost), cudaSuccess);
     };
     const Verdict clean = check_round_trip(named_right, right, "named_right");
     EXPECT_TRUE(clean.ok) << clean.summary();
     const auto named_wrong = [&] {
-        EXPECT_EQ(cudaMemcpy(b.pinned, b.device, kBytes, cudaMemcpyHostToDevice), cudaSuccess);  // by luck
+        EXPECT_EQ(cudaMemcpy(pinned, device, kBytes, cudaMemcpyHostToDevice), cudaSuccess);  // by luck
     };
     const Verdict wrong = check_round_trip(named_wrong, right, "named_wrong");
     EXPECT_FALSE(wrong.ok);
