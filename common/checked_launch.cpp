@@ -244,6 +244,28 @@ void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger,
         "largest size leaves one behind");
 }
 
+bool report_copies_in_the_wrong_direction(int copies_before, const char* function, Verdict& verdict) {
+    if (copies_in_the_wrong_direction() == copies_before) return false;
+    // The first: the checked call's own, where later calls (at larger sizes, say) made more.
+    const std::string copy = fmt::format("{} made {}: its kind names the wrong direction", function,
+                                         the_copy_in_the_wrong_direction(copies_before));
+    const std::string hint = "The kind says which way the bytes go, and must match the pointers: "
+                             "cudaMemcpyHostToDevice from host memory to device memory, cudaMemcpyDeviceToHost back, "
+                             "cudaMemcpyDeviceToDevice between two device buffers (or cudaMemcpyDefault, which works "
+                             "it out). A wrong one works by luck where no side is pageable host memory, and fails "
+                             "where one is";
+    // What comes before a misused call in the headline (a failure, writes outside the output, a changed input, a
+    // leak) is more than the copy explains, so it keeps the headline and its hint, and the copy is added to the hint.
+    const bool something_else_leads = !verdict.failure.empty() || verdict.outside.any() ||
+                                      verdict.input_words_changed || !verdict.leak.empty();
+    if (!something_else_leads) {
+        verdict.set_misuse(copy, hint);
+    } else {
+        verdict.hint += fmt::format("{}Also, {}", verdict.hint.empty() ? "" : ". ", copy);
+    }
+    return true;
+}
+
 Verdict check_round_trip(const std::function<void()>& round_trip, const std::function<Verdict()>& verify,
                          const char* function) {
     constexpr int64_t kMostBytesToTakeAgain = int64_t{1} << 30;
@@ -260,15 +282,7 @@ Verdict check_round_trip(const std::function<void()>& round_trip, const std::fun
         return reset;
     }
     Verdict verdict = verify();
-    if (copies_in_the_wrong_direction() != wrong_directions_before) {
-        verdict.set_misuse(fmt::format("{} made {}: its kind names the wrong direction", function,
-                                       the_last_copy_in_the_wrong_direction()),
-                           "The kind says which way the bytes go, and must match the pointers: "
-                           "cudaMemcpyHostToDevice from host memory to device memory, cudaMemcpyDeviceToHost back "
-                           "(or cudaMemcpyDefault, which works it out). A wrong one works by luck where the host "
-                           "memory is pinned, and fails where it is not");
-        return verdict;
-    }
+    if (report_copies_in_the_wrong_direction(wrong_directions_before, function, verdict)) return verdict;
     const Allocations registered = host_registrations_held();
     if (verdict.ok && registered.count > registered_before.count) {
         const int64_t ranges = registered.count - registered_before.count;

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace workshop {
 
@@ -37,8 +39,9 @@ Memory memory_at(const void* pointer) {
 bool fits(Side wanted, const Memory& memory) { return memory.side == Side::kEither || memory.side == wanted; }
 
 std::mutex mutex;
-int wrong_directions = 0;
-std::string last_wrong_direction;
+// One line for each copy in the wrong direction, in order. They are counted only while a check runs, and a check
+// makes a few calls at each shape, so the list stays short.
+std::vector<std::string> wrong_directions;
 
 void compare_direction(const char* call, void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
     const bool from_host = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost;
@@ -52,21 +55,20 @@ void compare_direction(const char* call, void* to, const void* from, size_t byte
     const char* const kinds[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
                                  "cudaMemcpyDeviceToDevice"};
     const std::lock_guard<std::mutex> lock(mutex);
-    ++wrong_directions;
-    last_wrong_direction = fmt::format("a {} of {} bytes named {}, from {} to {}", call, bytes, kinds[kind],
-                                       source.name, destination.name);
+    wrong_directions.push_back(fmt::format("a {} of {} bytes named {}, from {} to {}", call, bytes, kinds[kind],
+                                           source.name, destination.name));
 }
 
 }  // namespace
 
 int copies_in_the_wrong_direction() {
     const std::lock_guard<std::mutex> lock(mutex);
-    return wrong_directions;
+    return static_cast<int>(wrong_directions.size());
 }
 
-std::string the_last_copy_in_the_wrong_direction() {
+std::string the_copy_in_the_wrong_direction(int number) {
     const std::lock_guard<std::mutex> lock(mutex);
-    return last_wrong_direction;
+    return number >= 0 && number < static_cast<int>(wrong_directions.size()) ? wrong_directions[number] : "";
 }
 
 }  // namespace workshop
@@ -76,6 +78,10 @@ extern "C" {
 cudaError_t __real_cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind);
 cudaError_t __real_cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind,
                                    cudaStream_t stream);
+cudaError_t __real_cudaMemcpy2D(void* to, size_t to_pitch, const void* from, size_t from_pitch, size_t width,
+                                size_t height, cudaMemcpyKind kind);
+cudaError_t __real_cudaMemcpy2DAsync(void* to, size_t to_pitch, const void* from, size_t from_pitch, size_t width,
+                                     size_t height, cudaMemcpyKind kind, cudaStream_t stream);
 
 cudaError_t __wrap_cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
     workshop::compare_direction("cudaMemcpy", to, from, bytes, kind);
@@ -85,5 +91,16 @@ cudaError_t __wrap_cudaMemcpyAsync(void* to, const void* from, size_t bytes, cud
                                    cudaStream_t stream) {
     workshop::compare_direction("cudaMemcpyAsync", to, from, bytes, kind);
     return __real_cudaMemcpyAsync(to, from, bytes, kind, stream);
+}
+// A 2D copy (rows of `width` bytes, each `pitch` apart) is the call for a matrix copied into a padded one.
+cudaError_t __wrap_cudaMemcpy2D(void* to, size_t to_pitch, const void* from, size_t from_pitch, size_t width,
+                                size_t height, cudaMemcpyKind kind) {
+    workshop::compare_direction("cudaMemcpy2D", to, from, width * height, kind);
+    return __real_cudaMemcpy2D(to, to_pitch, from, from_pitch, width, height, kind);
+}
+cudaError_t __wrap_cudaMemcpy2DAsync(void* to, size_t to_pitch, const void* from, size_t from_pitch, size_t width,
+                                     size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+    workshop::compare_direction("cudaMemcpy2DAsync", to, from, width * height, kind);
+    return __real_cudaMemcpy2DAsync(to, to_pitch, from, from_pitch, width, height, kind, stream);
 }
 }

@@ -1,19 +1,22 @@
-// Every cudaMemcpy and cudaMemcpyAsync names the direction of its copy (its kind), and CUDA calls a kind that does
-// not fit the pointers undefined behaviour. On a GPU with unified addressing the runtime finds the way anyway when
-// the host side is pinned (cudaMallocHost, or the caller's memory registered with cudaHostRegister, as step 1's
-// README suggests): a copy back still named cudaMemcpyHostToDevice, copied from the line above, works there by
-// luck, and fails (invalid argument) the day the host memory is pageable. So while a check runs, each of the
-// program's copies is compared with the memory its pointers point to. The link step sends both calls through the
-// comparison (the linker's --wrap, set in CMakeLists.txt, as for allocations.hpp). cudaMemcpyDefault, which lets
-// the runtime work the direction out, fits every copy; managed memory fits either side.
+// Every cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D and cudaMemcpy2DAsync names the direction of its copy (its kind),
+// and CUDA calls a kind that does not fit the pointers undefined behaviour. On a GPU with unified addressing the
+// runtime finds the way anyway when neither side is pageable host memory: a copy back still named
+// cudaMemcpyHostToDevice, copied from the line above, works by luck into pinned memory (cudaMallocHost, or the
+// caller's memory registered with cudaHostRegister, as step 1's README suggests) and fails (invalid argument) the
+// day the host memory is pageable; a device-to-device copy named cudaMemcpyHostToDevice worked too, on an H200.
+// So while a check runs, each of the program's copies is compared with the memory its pointers point to. The link
+// step sends the four calls through the comparison (the linker's --wrap, set in CMakeLists.txt, as for
+// allocations.hpp). cudaMemcpyDefault, which lets the runtime work the direction out, fits every copy; managed
+// memory fits either side.
 #pragma once
 
 #include <string>
 
 namespace workshop {
 
-// How many of the copies made while a check ran named a direction their memory does not fit, and the last of them.
+// How many of the copies made while a check ran named a direction their memory does not fit, and each of them, from
+// number 0 on ("a cudaMemcpy of 4 bytes named cudaMemcpyHostToDevice, from device memory to device memory").
 int copies_in_the_wrong_direction();
-std::string the_last_copy_in_the_wrong_direction();
+std::string the_copy_in_the_wrong_direction(int number);
 
 }  // namespace workshop

@@ -4,6 +4,7 @@
 
 #include "allocations.hpp"
 #include "checked_launch.hpp"
+#include "copy_directions.hpp"
 #include "cpu_reference.hpp"
 #include "cublas_reference.hpp"
 #include "device_buffer.cuh"
@@ -76,8 +77,16 @@ void MatmulProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
                                        "matmul_on_device", verdict);
 }
 
+// A copy that named the wrong direction, anywhere in the calls below, is named ahead of what they found.
 CheckResult MatmulProblem::run_checked() {
     const FreshMemoryPoisoned fresh_memory_poisoned;
+    const int wrong_copies_before = copies_in_the_wrong_direction();
+    CheckResult result = launch_and_verify();
+    report_copies_in_the_wrong_direction(wrong_copies_before, "matmul_on_device", result.verdict);
+    return result;
+}
+
+CheckResult MatmulProblem::launch_and_verify() {
     d_C_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;

@@ -35,6 +35,7 @@ public:
     const std::vector<float>& in() const { return in_; }
 
 private:
+    CheckResult launch_and_verify();  // run_checked, less the copies' directions
     void check_calls_at_larger_sizes(Verdict& verdict) const;
 
     int rows_, cols_;
@@ -70,6 +71,7 @@ public:
     const MatmulInputs& inputs() const { return in_; }
 
 private:
+    CheckResult launch_and_verify();  // run_checked, less the copies' directions
     void check_calls_at_larger_sizes(Verdict& verdict) const;
 
     int M_, N_, K_;

@@ -2,6 +2,7 @@
 
 #include "allocations.hpp"
 #include "checked_launch.hpp"
+#include "copy_directions.hpp"
 #include "matrix_data.hpp"
 #include "step_checks.hpp"
 
@@ -33,8 +34,16 @@ void TransposeProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
                                        "transpose_on_device", verdict);
 }
 
+// A copy that named the wrong direction, anywhere in the calls below, is named ahead of what they found.
 CheckResult TransposeProblem::run_checked() {
     const FreshMemoryPoisoned fresh_memory_poisoned;
+    const int wrong_copies_before = copies_in_the_wrong_direction();
+    CheckResult result = launch_and_verify();
+    report_copies_in_the_wrong_direction(wrong_copies_before, "transpose_on_device", result.verdict);
+    return result;
+}
+
+CheckResult TransposeProblem::launch_and_verify() {
     d_out_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
