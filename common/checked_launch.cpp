@@ -221,6 +221,8 @@ void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger,
     const auto call = [&](int i) {
         Verdict at_this_size;
         LaunchInfo ignored;
+        const CopiesMadeElsewhere copies_made_here(
+            fmt::format("at {}, a larger size that the leak check calls it with", larger[i].label));
         if (launch_and_record(larger[i].launch, ignored, at_this_size)) return true;
         // Right at this shape, so the usual hint (a bounds test; make sanitize names the line) may point the wrong
         // way.

@@ -8,6 +8,7 @@
 
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace workshop {
@@ -42,6 +43,7 @@ std::mutex mutex;
 // One line for each copy in the wrong direction, in order. They are counted only while a check runs, and a check
 // makes a few calls at each shape, so the list stays short.
 std::vector<std::string> wrong_directions;
+std::string made_where;  // CopiesMadeElsewhere's, or empty
 
 void compare_direction(const char* call, void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
     const bool from_host = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost;
@@ -55,8 +57,9 @@ void compare_direction(const char* call, void* to, const void* from, size_t byte
     const char* const kinds[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
                                  "cudaMemcpyDeviceToDevice"};
     const std::lock_guard<std::mutex> lock(mutex);
-    wrong_directions.push_back(fmt::format("a {} of {} bytes named {}, from {} to {}", call, bytes, kinds[kind],
-                                           source.name, destination.name));
+    wrong_directions.push_back(fmt::format("a {} of {} bytes named {}, from {} to {}{}", call, bytes, kinds[kind],
+                                           source.name, destination.name,
+                                           made_where.empty() ? "" : ", " + made_where));
 }
 
 }  // namespace
@@ -69,6 +72,16 @@ int copies_in_the_wrong_direction() {
 std::string the_copy_in_the_wrong_direction(int number) {
     const std::lock_guard<std::mutex> lock(mutex);
     return number >= 0 && number < static_cast<int>(wrong_directions.size()) ? wrong_directions[number] : "";
+}
+
+CopiesMadeElsewhere::CopiesMadeElsewhere(std::string where) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    made_where = std::move(where);
+}
+
+CopiesMadeElsewhere::~CopiesMadeElsewhere() {
+    const std::lock_guard<std::mutex> lock(mutex);
+    made_where.clear();
 }
 
 }  // namespace workshop

@@ -19,4 +19,14 @@ namespace workshop {
 int copies_in_the_wrong_direction();
 std::string the_copy_in_the_wrong_direction(int number);
 
+// While one lives, each copy in the wrong direction is said to be made `where` ("at 263x263x263, a larger size that
+// the leak check calls it with"): a call the check makes at another size than the shape it judges.
+class CopiesMadeElsewhere {
+public:
+    explicit CopiesMadeElsewhere(std::string where);
+    ~CopiesMadeElsewhere();
+    CopiesMadeElsewhere(const CopiesMadeElsewhere&) = delete;
+    CopiesMadeElsewhere& operator=(const CopiesMadeElsewhere&) = delete;
+};
+
 }  // namespace workshop

@@ -91,6 +91,16 @@ TEST_F(Harness, DeviceToDeviceCopiesAndTwoDimensionalOnesAreComparedToo) {
     EXPECT_EQ(copies_in_the_wrong_direction(), start + 2);
     EXPECT_EQ(the_copy_in_the_wrong_direction(start + 1),
               "a cudaMemcpy2DAsync of 512 bytes named cudaMemcpyDeviceToHost, from device memory to device memory");
+    {
+        const CopiesMadeElsewhere at_a_larger_size("at 263x263, a larger size that the leak check calls it with");
+        EXPECT_EQ(cudaMemcpy(to, from, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+    EXPECT_EQ(cudaMemcpy(to, from, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(the_copy_in_the_wrong_direction(start + 2),
+              "a cudaMemcpy of 4 bytes named cudaMemcpyDeviceToHost, from device memory to device memory, at 263x263, "
+              "a larger size that the leak check calls it with");
+    EXPECT_EQ(the_copy_in_the_wrong_direction(start + 3),
+              "a cudaMemcpy of 8 bytes named cudaMemcpyDeviceToHost, from device memory to device memory");
 }
 
 // The launch checks of steps 2-5 report through the same function as the round trip. Of two wrong copies it names
