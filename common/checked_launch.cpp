@@ -248,7 +248,7 @@ void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger,
 
 bool report_copies_in_the_wrong_direction(int copies_before, const char* function, Verdict& verdict) {
     if (copies_in_the_wrong_direction() == copies_before) return false;
-    // The first: the checked call's own, where later calls (at larger sizes, say) made more.
+    // The first: the checked call's own where it made one, else a later call's (one at a larger size says so).
     const std::string copy = fmt::format("{} made {}: its kind names the wrong direction", function,
                                          the_copy_in_the_wrong_direction(copies_before));
     const std::string hint = "The kind says which way the bytes go, and must match the pointers: "
