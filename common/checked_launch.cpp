@@ -256,15 +256,7 @@ bool report_copies_in_the_wrong_direction(int copies_before, const char* functio
                              "cudaMemcpyDeviceToDevice between two device buffers (or cudaMemcpyDefault, which works "
                              "it out). A wrong one works by luck where no side is pageable host memory, and fails "
                              "where one is";
-    // What comes before a misused call in the headline (a failure, writes outside the output, a changed input, a
-    // leak) is more than the copy explains, so it keeps the headline and its hint, and the copy is added to the hint.
-    const bool something_else_leads = !verdict.failure.empty() || verdict.outside.any() ||
-                                      verdict.input_words_changed || !verdict.leak.empty();
-    if (!something_else_leads) {
-        verdict.set_misuse(copy, hint);
-    } else {
-        verdict.hint += fmt::format("{}Also, {}", verdict.hint.empty() ? "" : ". ", copy);
-    }
+    verdict.set_misuse(copy, hint);
     return true;
 }
 

@@ -67,9 +67,8 @@ void check_the_last_further_call(const GuardedMatrix& out, const std::vector<flo
 int side_for_the_growth_check(int side, int call);
 
 // Whether a copy made since the count was `copies_before` (copies_in_the_wrong_direction()) named the wrong
-// direction; if one did, `verdict` names the first, as made by `function`. Such a copy worked by luck or was refused,
-// and may be why the answer is wrong, so it is named before wrong elements. A failure, writes outside the output, a
-// changed input or a leak keep the headline, and their hint names the copy as well.
+// direction; if one did, `verdict` names the first, as made by `function` (Verdict::set_misuse: before wrong
+// elements, after a failure, writes outside the output, a changed input or a leak).
 bool report_copies_in_the_wrong_direction(int copies_before, const char* function, Verdict& verdict);
 
 // Step 1's checked round trip: `round_trip` (a call of *_from_host) once, then `verify` of its output, then the

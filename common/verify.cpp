@@ -89,6 +89,11 @@ void Verdict::set_leak(const std::string& what, const std::string& hint_text) {
 
 void Verdict::set_misuse(const std::string& what, const std::string& hint_text) {
     ok = false;
+    // What headline() names before a misuse is more than the call explains: it keeps the headline and its hint.
+    if (!failure.empty() || outside.any() || input_words_changed || !leak.empty()) {
+        hint += fmt::format("{}Also, {}", hint.empty() ? "" : ". ", what);
+        return;
+    }
     misuse = what;
     hint = hint_text;
 }

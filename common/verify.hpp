@@ -54,7 +54,8 @@ struct Verdict {
     // The output was right, but the calls leave memory behind; the device is still usable.
     void set_leak(const std::string& what, const std::string& hint_text);
     // A call broke one of CUDA's rules and worked by luck; the device is still usable. Named before any wrong
-    // element: it is the likelier cause.
+    // element: it is the likelier cause. After a failure, writes outside the output, a changed input or a leak,
+    // which the headline names first, their hint ends with "Also, <what>" instead.
     void set_misuse(const std::string& what, const std::string& hint_text);
     // A wrong answer is worth a second launch when the kernel finished and stayed inside its output: its output
     // (`first`) against the second one, bit for bit. An answer that changes between two launches on the same
