@@ -146,9 +146,14 @@ namespace odd_size {
 constexpr int PIECE = 128;  // floats per output row piece = input rows per column; 16 loads per thread
 static_assert(PIECE % TILE == 0 && PIECE % BLOCK_ROWS == 0, "the block writes whole tiles and loads in whole passes");
 
-// How many elements before `first` the 128-byte line that holds it begins: the shift for that output row.
-__device__ inline int line_shift(const float* first) {
-    return static_cast<int>((reinterpret_cast<std::uintptr_t>(first) / sizeof(float)) % 32);
+// How many elements before out[j * rows + r] the 128-byte line that holds it begins: the shift for output row j.
+// The lanes past the last column work this out too, for rows j that do not exist, and at the largest matrices
+// j * rows is then past what an int holds: signed overflow, which C++ leaves undefined. Unsigned arithmetic wraps
+// instead, by a multiple of 2^32 floats, and that leaves the remainder mod 32 as it was.
+__device__ inline int line_shift(const float* out, int j, int rows, int r) {
+    const auto first = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) / sizeof(float)) +
+                       static_cast<unsigned>(j) * static_cast<unsigned>(rows) + static_cast<unsigned>(r);
+    return static_cast<int>(first % 32);
 }
 
 // A load that asks L2 to fetch the whole aligned 256 bytes around it from DRAM. An input row of 8193 floats
@@ -182,7 +187,7 @@ static __global__ void transpose_line_aligned_writes(const float* __restrict__ i
     // Loading: this thread's column c is output row c; its piece is the PIECE input rows from top_row + first
     // (first, 1 to 32, is also the array row of the piece's first row).
     const int c = c0 + x;
-    const int first = 32 - line_shift(out + c * rows + r0);
+    const int first = 32 - line_shift(out, c, rows, r0);
 #pragma unroll
     for (int k = 0; k < PIECE; k += BLOCK_ROWS) {
         const int i = y + k;
@@ -195,7 +200,7 @@ static __global__ void transpose_line_aligned_writes(const float* __restrict__ i
 #pragma unroll
     for (int k = 0; k < TILE; k += BLOCK_ROWS) {
         const int j = c0 + y + k;
-        const int piece_start = r0 - line_shift(out + j * rows + r0);
+        const int piece_start = r0 - line_shift(out, j, rows, r0);
 #pragma unroll
         for (int i = 0; i < PIECE; i += TILE) {
             const int r = piece_start + i + x;
