@@ -105,14 +105,15 @@ void wait_for_timing_gate_before_the_context() {
 
 StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
                                                  const std::vector<std::function<void()>>& references,
-                                                 const TimingPlan& plan) {
+                                                 const TimingPlan& plan,
+                                                 const std::function<void()>& before_each) {
     std::vector<std::function<void()>> launches;
     if (step) {
         wait_for_timing_gate();
         launches.push_back(step);
     }
     launches.insert(launches.end(), references.begin(), references.end());
-    std::vector<Timing> timings = time_on_gpu_in_turn(launches, plan);
+    std::vector<Timing> timings = time_on_gpu_in_turn(launches, plan, before_each);
     StepAndReferenceTimings result;
     if (step) result.step = timings.front();
     result.references.assign(timings.begin() + (step ? 1 : 0), timings.end());

@@ -119,7 +119,8 @@ struct StepAndReferenceTimings {
 };
 StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
                                                  const std::vector<std::function<void()>>& references,
-                                                 const TimingPlan& plan);
+                                                 const TimingPlan& plan,
+                                                 const std::function<void()>& before_each = {});
 
 // make check's timing run makes its context, its data and its checked run beside the battery, then waits at
 // make check's gate. A GPU that takes one process at a time would then turn the battery's processes away, so

@@ -151,7 +151,8 @@ private:
 
 }  // namespace
 
-std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>& runs, const TimingPlan& plan) {
+std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>& runs, const TimingPlan& plan,
+                                        const std::function<void()>& before_each) {
     if (runs.empty()) return {};
     std::optional<L2Flusher> flusher;
     if (plan.flush_l2) flusher.emplace();
@@ -173,7 +174,12 @@ std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>
         size_t launch = 0;
         for (int r = 0; r < rounds; ++r) {
             for (const auto& run : runs) {
-                if (flusher) flusher->flush();  // between one launch's stop and the next one's start
+                // Between one launch's stop and the next one's start: the same state of L2 for every timed run.
+                if (flusher) {
+                    flusher->flush();
+                } else if (before_each) {
+                    before_each();
+                }
                 CUDA_CHECK(cudaEventRecord(events.start(launch)));
                 run();
                 CUDA_CHECK(cudaEventRecord(events.stop(launch)));

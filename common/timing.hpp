@@ -37,7 +37,14 @@ Timing time_on_gpu(const std::function<void()>& run, const TimingPlan& plan);
 // the same clocks and temperature and a share of one in another is fair. Timed one after the other instead,
 // whichever came first after the GPU sat idle read low (half a point or more of a transpose's share of the
 // copy, RESULTS.md). One Timing per launch, in the same order; the budget is per launch, as above.
-std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>& runs, const TimingPlan& plan);
+//
+// `before_each`, when given, is queued untimed before every timed run (unless L2 is flushed, when the flush is what
+// every run follows), so that every timed run follows the same launch. In turn without it, each launch had its own
+// predecessor, and the predecessor counts: on the H200, at 8192 x 8192, whatever came right after the 1024-thread
+// copy read 0.3% faster than after the 256-thread one, the same kernel or cudaMemcpy (RESULTS.md). Our reading: a
+// run starts while the last lines the run before it wrote are still in L2, and pays for writing them to DRAM.
+std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>& runs, const TimingPlan& plan,
+                                        const std::function<void()>& before_each = {});
 
 // Times a host function with a steady clock (for work that synchronises itself, such as a round trip with
 // copies, or CPU code).

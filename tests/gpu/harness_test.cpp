@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -126,6 +127,31 @@ TEST_F(Harness, TimingInTurnKeepsEachLaunchsTimesApart) {
     EXPECT_EQ(capped[0].reps(), TimingPlan::kMinReps);
     EXPECT_EQ(capped[1].reps(), TimingPlan::kMinReps);
     EXPECT_TRUE(time_on_gpu_in_turn({}, TimingPlan{}).empty());
+}
+
+TEST_F(Harness, TimingQueuesBeforeEachAheadOfEveryTimedRun) {
+    // Each timed run must be queued right after one run of before_each, and the warm-up runs none; with L2
+    // flushed, the flush is what every run follows, and before_each is not run at all.
+    DeviceBuffer<float> a(1 << 16), b(1 << 16);
+    std::string order;
+    TimingPlan plan{1, 4, 0, false};
+    const auto before_each = [&] {
+        order += 'b';
+        launch_copy(a.get(), b.get(), 1 << 16);
+    };
+    const auto run = [&](char name) {
+        return [&, name] {
+            order += name;
+            launch_copy(a.get(), b.get(), 1 << 16);
+        };
+    };
+    const std::vector<Timing> t = time_on_gpu_in_turn({run('x'), run('y')}, plan, before_each);
+    EXPECT_EQ(t[0].reps(), 4);
+    EXPECT_EQ(order, "xy" "bxby" "bxby" "bxby" "bxby");
+    order.clear();
+    plan.flush_l2 = true;
+    time_on_gpu_in_turn({run('x'), run('y')}, plan, before_each);
+    EXPECT_EQ(order, "xy" "xy" "xy" "xy" "xy");
 }
 
 // A launch function whose host side is slow: 100 us pass before its tiny copy is queued.
