@@ -59,7 +59,8 @@ TEST_F(Harness, PoisonReadsBackAsNaN) {
     for (float x : h) ASSERT_TRUE(std::isnan(x));
 }
 
-// With every block size the harness times it: a partial last block and the tail past the last float4 included.
+// With every block size the harness times it: a partial last block and the tail past the last float4 included,
+// in the one launch.
 TEST_F(Harness, CopyKernelCopiesEveryElementIncludingTheTail) {
     for (const int threads : kCopyBlockSizes) {
         for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{1027}, int64_t{4099}, int64_t{(1 << 20) + 3}}) {
@@ -72,9 +73,10 @@ TEST_F(Harness, CopyKernelCopiesEveryElementIncludingTheTail) {
             CUDA_CHECK(cudaDeviceSynchronize());
             d_out.download(out.data());
             ASSERT_EQ(in, out) << "n = " << n << ", " << threads << " threads per block";
-            if (n >= 4) {
-                EXPECT_EQ(launch.block.x, static_cast<unsigned>(threads)) << "n = " << n;
-            }
+            // One launch moves it all: a thread per float4, then one per float of the tail.
+            const int64_t threads_needed = n / 4 + n % 4;
+            EXPECT_EQ(launch.block.x, static_cast<unsigned>(threads)) << "n = " << n;
+            EXPECT_EQ(launch.grid.x, static_cast<unsigned>((threads_needed + threads - 1) / threads)) << "n = " << n;
         }
     }
 }
