@@ -15,7 +15,7 @@ namespace {
 // giving each thread 2, 4 or 8 float4s, a grid-stride loop over a fixed number of blocks, streaming loads and
 // stores, or loads that skip L1 were 0.1-5% slower. The last count % 4 floats, past the last whole float4, go to
 // the threads after the last float4's, one float each, in the same launch: a second, one-warp launch for them
-// made the copy 1.9% slower at 8191 x 8193 on the H200 (4073-4083 GB/s against 4152-4156), and step 5's share of
+// made the copy 1.8% slower at 8191 x 8193 on the H200 (4073-4083 GB/s against 4152-4156), and step 5's share of
 // it at the odd sizes read 1.8 points too high.
 __global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ out, int64_t vectors, int tail) {
     const int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
