@@ -232,9 +232,17 @@ ChartText sweep_text(const TrackSpec& spec, const std::vector<ResultRow>& all, c
             spec.unit};
 }
 
+// How far a kernel's two medians at one size lie apart, |run 1 - run 2| / run 1, and which kernel at which size:
+// the largest is named, so that an instructor can tell a tiny launch's jitter from a lesson size that wanders.
+struct Variation {
+    double share;
+    std::string where;
+    bool operator<(const Variation& other) const { return share < other.share; }
+};
+
 // Prints one row per kernel and one column per size (run 1), and the spread between the two runs' medians.
 void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, const fs::path& out,
-                   std::vector<double>& variations) {
+                   std::vector<Variation>& variations) {
     std::vector<std::string> order;
     std::map<std::string, std::map<int, std::array<double, 2>>> rate;  // name -> side -> run 1, run 2
     std::map<std::string, std::map<int, double>> spread;               // name -> side -> (max - min) / median, run 1
@@ -266,8 +274,10 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
             const auto [first, second] = it->second;
             line += fmt::format(" {:>9.5g}", first);
             s.points.push_back({static_cast<double>(size), first});
-            if (!is_limit && first > 0 && second > 0)
-                variations.push_back(std::abs(first - second) / first);
+            if (!is_limit && first > 0 && second > 0) {
+                const std::string where = fmt::format("{} {} at {}", spec.track, name, size);
+                variations.push_back({std::abs(first - second) / first, where});
+            }
         }
         fmt::print("{}\n", line);
         if (auto it = rate[name].find(spec.lesson_size); it != rate[name].end() && !is_limit) {
@@ -298,13 +308,13 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
                               series));
 }
 
-void print_variation(std::vector<double> variations) {
+void print_variation(std::vector<Variation> variations) {
     if (variations.empty()) return;
     std::sort(variations.begin(), variations.end());
     fmt::print("\nrun-to-run variation of the medians (two runs of every kernel at every size): median {:.2f}%, "
-               "90th percentile {:.2f}%, largest {:.2f}%\n",
-               100 * variations[variations.size() / 2], 100 * variations[variations.size() * 9 / 10],
-               100 * variations.back());
+               "90th percentile {:.2f}%, largest {:.2f}% ({})\n",
+               100 * variations[variations.size() / 2].share, 100 * variations[variations.size() * 9 / 10].share,
+               100 * variations.back().share, variations.back().where);
 }
 
 }  // namespace
@@ -342,7 +352,7 @@ int main(int argc, char** argv) {
     if (!replot.empty()) {
         if (out == "results") out = replot;
         fs::create_directories(out);
-        std::vector<double> variations;
+        std::vector<Variation> variations;
         int found = 0;
         for (const auto& spec : kTracks) {
             if (!only.empty() && only != spec.track) continue;
@@ -365,7 +375,7 @@ int main(int argc, char** argv) {
     const std::string today = iso_date(std::time(nullptr));
     fs::create_directories(out);
     bool ok = true;
-    std::vector<double> variations;
+    std::vector<Variation> variations;
     for (const auto& spec : kTracks) {
         if (!only.empty() && only != spec.track) continue;
         std::vector<ResultRow> rows;
