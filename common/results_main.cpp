@@ -290,6 +290,8 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
     std::string spreads;
     for (const auto& [name, spread_of_medians] : lesson_spread)
         spreads += fmt::format("{}{} {:.1f}%", spreads.empty() ? "" : ", ", name, 100 * spread_of_medians);
+    // A sweep cut short, or replotted from part of one, may hold no two runs at the lesson size: say so.
+    if (spreads.empty()) spreads = "not measured (this sweep has no two runs at that size)";
     fmt::print("\nrun 1 against run 2 at the lesson size ({}): {}\n", spec.lesson_size, spreads);
     fmt::print("\nspread of the timed runs behind each median above, (max - min) / median:\n{}\n", head);
     for (const auto& name : order) {
