@@ -43,7 +43,7 @@ struct TileOrder {
 // once its tile is in shared memory, a warp hands its lines back to L2's normal order, one more request to L2 for
 // each line. Only the lines still in L2 when the kernel ends need it, and those are the last ones loaded. So only
 // the blocks that load the last two L2-sizes of the input hand back (the launcher picks them): on an H200 the copy
-// kernels run after the kernel then found at most 8 of the input's sectors in L2 (180 thousand with no hand-back,
+// kernels run after the kernel then found at most 8 of the input's sectors in L2 (about 180 thousand with no hand-back,
 // none with it in every block), and the kernel read 0.4 points more of the copy at 8192 x 8192 and 0.5 more at
 // 16384 than with the hand-back in every block. CUDA C++ has no intrinsics for either instruction, so each is one
 // line of PTX; both need sm_80 or later, and on Turing the loads are plain.
