@@ -252,8 +252,9 @@ LaunchInfo transpose_on_device(const float* in, float* out, int rows, int cols) 
     const dim3 grid(order.tiles_down * ((cols - 1) / TILE + 1));
     const bool fits_in_l2 = 2 * sizeof(float) * rows * cols <= static_cast<size_t>(l2_bytes_on_this_gpu());
     const auto kernel = fits_in_l2 ? transpose_multi_element<false> : transpose_multi_element<true>;
-    // The blocks that load the last two L2-sizes of the input hand their lines back; the GPU starts blocks in the
-    // order of blockIdx.x, so these are the last ones (l2_priority). Where L2's size is unknown, all of them do.
+    // The blocks that load the last two L2-sizes of the input hand their lines back. In practice the GPU starts
+    // blocks in the order of blockIdx.x (CUDA does not promise it), so these are the last ones (l2_priority). Where
+    // L2's size is unknown, all of them do.
     const unsigned blocks_in_two_l2s = 2u * l2_bytes_on_this_gpu() / (TILE * TILE * sizeof(float));
     const unsigned first_to_hand_back =
         blocks_in_two_l2s > 0 && grid.x > blocks_in_two_l2s ? grid.x - blocks_in_two_l2s : 0u;
