@@ -42,11 +42,12 @@ struct TileOrder {
 // flush of L2, and the next kernel to read the same matrix finds them there and runs faster than it should. So
 // once its tile is in shared memory, a warp hands its lines back to L2's normal order, one more request to L2 for
 // each line. Only the lines still in L2 when the kernel ends need it, and those are the last ones loaded. So only
-// the blocks that load the last two L2-sizes of the input hand back (the launcher picks them): on an H200 the copy
-// kernels run after the kernel then found at most 8 of the input's sectors in L2 (about 180 thousand with no hand-back,
-// none with it in every block), and the kernel read 0.4 points more of the copy at 8192 x 8192 and 0.5 more at
-// 16384 than with the hand-back in every block. CUDA C++ has no intrinsics for either instruction, so each is one
-// line of PTX; both need sm_80 or later, and on Turing the loads are plain.
+// the blocks that load the last L2-size and a quarter of the input hand back (the launcher picks them): on an H200
+// the copy kernels run after the kernel then found at most 124 of the input's 8.4 million sectors in L2 (about 180
+// thousand with no hand-back, none with it in every block), and the kernel read about half a point more of the copy
+// at 8192 x 8192 than with the hand-back in every block; fewer blocks left more lines and gained nothing more. CUDA
+// C++ has no intrinsics for either instruction, so each is one line of PTX; both need sm_80 or later, and on Turing
+// the loads are plain.
 namespace l2_priority {
 // A cache policy that marks every line a load touches "evict last" (1.0: all of them).
 __device__ inline std::uint64_t evict_last_policy() {
@@ -252,12 +253,12 @@ LaunchInfo transpose_on_device(const float* in, float* out, int rows, int cols) 
     const dim3 grid(order.tiles_down * ((cols - 1) / TILE + 1));
     const bool fits_in_l2 = 2 * sizeof(float) * rows * cols <= static_cast<size_t>(l2_bytes_on_this_gpu());
     const auto kernel = fits_in_l2 ? transpose_multi_element<false> : transpose_multi_element<true>;
-    // The blocks that load the last two L2-sizes of the input hand their lines back. In practice the GPU starts
-    // blocks in the order of blockIdx.x (CUDA does not promise it), so these are the last ones (l2_priority). Where
-    // L2's size is unknown, all of them do.
-    const unsigned blocks_in_two_l2s = 2u * l2_bytes_on_this_gpu() / (TILE * TILE * sizeof(float));
+    // The blocks that load the last L2-size and a quarter of the input hand their lines back. In practice the GPU
+    // starts blocks in the order of blockIdx.x (CUDA does not promise it), so these are the last ones (l2_priority).
+    // Where L2's size is unknown, all of them do.
+    const unsigned blocks_handing_back = 5u * l2_bytes_on_this_gpu() / (4u * TILE * TILE * sizeof(float));
     const unsigned first_to_hand_back =
-        blocks_in_two_l2s > 0 && grid.x > blocks_in_two_l2s ? grid.x - blocks_in_two_l2s : 0u;
+        blocks_handing_back > 0 && grid.x > blocks_handing_back ? grid.x - blocks_handing_back : 0u;
     kernel<<<grid, block>>>(in, out, rows, cols, order, first_to_hand_back);
     CUDA_CHECK_LAUNCH();
     return launched(kernel, grid, block);
