@@ -63,10 +63,11 @@ inline const std::vector<TransposeShape>& transpose_battery() {
 
 // Where compute-sanitizer runs, in one process per tool: small shapes (it is slow), two of them because a kernel
 // may take a different path at each. At the first no side is a multiple of any tile or of a 128-byte line, so
-// every tile on an edge is partial, and step 5 takes its odd-size kernel. The second has rows of whole lines
-// and whole 64 x 64 tiles beside partial ones: step 5's main kernel runs there, its unguarded inner tiles and
-// its guarded edges, and so does a student's fast path for whole tiles, which the first shape has none of.
-inline std::vector<TransposeShape> transpose_sanitizer_shapes() { return {{67, 45}, {96, 131}}; }
+// every tile on an edge is partial, and step 5 takes its odd-size kernel. The second has rows of whole lines on
+// both sides and whole 64 x 64 tiles beside partial ones: step 5's main kernel runs there (only where the rows
+// of both matrices are whole lines), its unguarded inner tiles and its guarded edges, and so does a student's
+// fast path for whole tiles, which the first shape has none of.
+inline std::vector<TransposeShape> transpose_sanitizer_shapes() { return {{67, 45}, {96, 160}}; }
 
 // Step 1's round trip, once more, with a matrix of more than 2^31 bytes (536,941,583 floats, 2.15 GB): a byte
 // count kept in an int turns negative there, and the cudaMalloc or cudaMemcpy it is passed to fails. No shape of

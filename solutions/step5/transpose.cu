@@ -99,15 +99,12 @@ __device__ void move_tile(float (&tile)[TILE][TILE + 1], const float* __restrict
     __syncthreads();  // the whole tile must be in before any of it goes out
 
     // The loads are done, so the lines go back to evict_normal: lane i < 8 of each warp takes the line of the
-    // warp's pass i. When input rows do not start on a line boundary, a warp's 32 floats straddle two lines, and
-    // lanes 8-15 take the line of each pass's last float as well.
+    // warp's pass i (this kernel runs only where the input's rows are whole lines, so each pass read one line).
     constexpr int PASSES = TILE / BLOCK_ROWS;
     const int lane = x % 32, warp_c0 = c0 + x - lane;
-    const bool in_rows_are_whole_lines = cols % 32 == 0 && reinterpret_cast<std::uintptr_t>(in) % 128 == 0;
-    if (ASK_L2 && hand_back && lane < (in_rows_are_whole_lines ? PASSES : 2 * PASSES)) {
-        const int r = r0 + y + (lane % PASSES) * BLOCK_ROWS;
-        const int c = min(warp_c0 + (lane / PASSES) * 31, cols - 1);
-        if (!GUARDED || (r < rows && warp_c0 < cols)) l2_priority::make_line_normal(&in[r * cols + c]);
+    if (ASK_L2 && hand_back && lane < PASSES) {
+        const int r = r0 + y + lane * BLOCK_ROWS;
+        if (!GUARDED || (r < rows && warp_c0 < cols)) l2_priority::make_line_normal(&in[r * cols + warp_c0]);
     }
 
 #pragma unroll
@@ -135,21 +132,20 @@ static __global__ void transpose_multi_element(const float* __restrict__ in, flo
 }
 
 // The odd-size path. When a row of `out` is not a whole number of 128-byte lines (rows % 32 != 0, or `out` itself
-// not 128-byte aligned), the kernel above writes each 32-float piece of an output row across two lines: five
-// sectors instead of four, two of them partial, and on the H100 that costs a quarter of the speed (8191 x 8193
-// ran at 72% of the copy). Reads that straddle lines cost little (the next warp reads the rest from cache);
-// writes that straddle lines are what hurts. So this kernel cuts every output row at line boundaries instead
+// not 128-byte aligned), the kernel above writes each 32-float piece of an output row across two lines: five sectors
+// instead of four, two of them partial, and on the H100 that costs a quarter of the speed (8191 x 8193 ran at 72% of
+// the copy). Reads that straddle lines cost less (on the H100 about 2%, the next warp reading the rest from cache;
+// on the H200 about 6%); writes are what hurts most. So this kernel cuts every output row at line boundaries instead
 // of at multiples of the tile: in output row j, the block's piece of PIECE floats starts line_shift (0 to 31)
-// elements before r0, the first row of its tile, which puts it on a 128-byte boundary, and each warp's store
-// fills exactly one line. Every output row has its own shift, so in the input the block's tile is a
-// parallelogram: its column j is the PIECE input rows that start line_shift rows above r0. It still fits an
-// array of PIECE rows: array row i holds input row top_row + i (top_row = r0 - 32, above every piece's start)
-// when that row is in the column's piece, and otherwise the row PIECE below it, so the rows of a piece that lie
-// past top_row + PIECE wrap round to the top of the array. On pass k every thread loads the row of its own
-// column that belongs in array row y + k, so no lane of any load is idle; on some passes a warp's loads touch
-// two input rows instead of one, which the cache absorbs. (Sweeping the whole band of PIECE + 32 rows instead,
-// each lane keeping only the rows of its own column, leaves lanes idle; the README says what that cost, and
-// why PIECE is 128.)
+// elements before r0, the first row of its tile, which puts it on a 128-byte boundary, and each warp's store fills
+// exactly one line. Every output row has its own shift, so in the input the block's tile is a parallelogram: its
+// column j is the PIECE input rows that start line_shift rows above r0. It still fits an array of PIECE rows: array
+// row i holds input row top_row + i (top_row = r0 - 32, above every piece's start) when that row is in the column's
+// piece, and otherwise the row PIECE below it, so the rows of a piece that lie past top_row + PIECE wrap round to
+// the top of the array. On pass k every thread loads the row of its own column that belongs in array row y + k, so
+// no lane of any load is idle; on some passes a warp's loads touch two input rows instead of one, which the cache
+// absorbs. (Sweeping the whole band of PIECE + 32 rows instead, each lane keeping only the rows of its own column,
+// leaves lanes idle; the README says what that cost, and why PIECE is 128.)
 namespace odd_size {
 constexpr int PIECE = 128;  // floats per output row piece = input rows per column; 16 loads per thread
 static_assert(PIECE % TILE == 0 && PIECE % BLOCK_ROWS == 0, "the block writes whole tiles and loads in whole passes");
@@ -233,14 +229,18 @@ static int l2_bytes_on_this_gpu() {
 }
 
 // Fewer, fuller blocks for the main kernel: 512 threads each, one per 64 x 64 tile (a quarter as many blocks as
-// step 4). Output rows that are not whole 128-byte lines take the odd-size path; the battery has both kinds.
+// step 4). Where the rows of `out` or of `in` are not whole 128-byte lines, the odd-size path runs instead: its
+// loads carry the prefetch size that makes straddling reads cheaper, so it beats this kernel even where only the
+// input's rows are odd (on an H200 95.1% of the best copy against 93.6% at 8192 x 8193, 94.0% against 85.9% at
+// 4096 x 4097). The battery has both kinds.
 // The L2 priority pays only when the matrix and its transpose do not fit in L2 together. When they do, as at
 // 2048 x 2048 on an H100 (32 of its 50 MiB), a run that follows another finds everything in L2 already, and the
 // hand-back's extra requests to L2 are what it pays for: 92.4-93.0% of the copy with them, 103.6-103.7% with
 // plain loads (README, "The last ingredients").
 LaunchInfo transpose_on_device(const float* in, float* out, int rows, int cols) {
     const dim3 block(TILE, BLOCK_ROWS);
-    const bool rows_are_whole_lines = rows % 32 == 0 && reinterpret_cast<std::uintptr_t>(out) % 128 == 0;
+    const bool rows_are_whole_lines = rows % 32 == 0 && reinterpret_cast<std::uintptr_t>(out) % 128 == 0 &&
+                                      cols % 32 == 0 && reinterpret_cast<std::uintptr_t>(in) % 128 == 0;
     if (!rows_are_whole_lines) {
         // One more piece per output row than rows / PIECE: the shifted pieces start up to 31 rows early.
         const TileOrder order{(rows + 31 - 1) / odd_size::PIECE + 1u};
