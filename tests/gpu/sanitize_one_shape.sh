@@ -25,7 +25,10 @@ fi
 failed=0
 for tool in memcheck racecheck synccheck; do
     start=$SECONDS
-    output=$("$sanitizer" --tool "$tool" --error-exitcode 86 --show-backtrace no \
+    # As make check does (common/battery.cpp): a gap after every allocation, so a read past one is seen.
+    padding=()
+    [ "$tool" = memcheck ] && padding=(--padding 1048576)
+    output=$("$sanitizer" --tool "$tool" "${padding[@]}" --error-exitcode 86 --show-backtrace no \
         "$program" --check-shape --no-guards "$@" 2>&1)
     code=$?
     echo "$tool: exit $code, $((SECONDS - start)) s"
