@@ -18,4 +18,8 @@ grep -q '^    ========= Program hit cudaErrorLaunchFailure (error 719) due to "u
 grep -q "memcheck *FAIL: out of bounds: transpose.cu:28 reads 4 bytes, 1 bytes after the nearest allocation" \
     <<<"$output" || exit 1
 [ "$(cat "$state/memcheck_runs")" = 2 ] || exit 1
+# memcheck, and memcheck alone, leaves a gap after every allocation: without one, a read past a matrix of whole
+# 128-byte rows lands in the allocation after it, unseen (student bug t5_load_guard_one_row_too_many).
+grep -q -- "--padding [1-9]" "$state/memcheck_args" || { echo "memcheck ran without --padding"; exit 1; }
+! grep -q -- "--padding" "$state/racecheck_args" "$state/synccheck_args" || exit 1
 [ $code -eq 1 ]
