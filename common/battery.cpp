@@ -135,7 +135,8 @@ ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, co
     // cudaMalloc packs small allocations end to end: a matrix whose size is a multiple of its alignment (every
     // one with both sides multiples of 32) has the next allocation right after it, and a read a row past its end
     // lands in that one, where memcheck sees nothing wrong. A padding of its own after every allocation (1 MiB,
-    // more than any tile of the sanitizer shapes) makes every such read a read outside all allocations.
+    // more than any tile of the sanitizer shapes) makes every such read a read outside all allocations. The
+    // option is in every compute-sanitizer of CUDA 12 and 13 (2022.3, with CUDA 11.8, has it already).
     if (tool == "memcheck") prefix.insert(prefix.end(), {"--padding", "1048576"});
     if (tool == "memcheck" && r.check_leaks) prefix.insert(prefix.end(), {"--leak-check", "full"});
     job.argv.insert(job.argv.begin(), prefix.begin(), prefix.end());
