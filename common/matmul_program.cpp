@@ -149,8 +149,8 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     require_memory_for(o);
 
     // The checked run: poisoned output inside guard zones, so every element must be written by this launch
-    // and nothing around it.
-    MatmulProblem problem(o.M, o.N, o.K, o.seed);
+    // and nothing around it. (--no-guards, for make profile: no zones, so the first kernel launched is the step's.)
+    MatmulProblem problem(o.M, o.N, o.K, o.seed, CheckSetup{0, o.guards});
     const MatmulInputs& in = problem.inputs();
     const CheckResult checked = problem.run_checked();
     OneSizeRun run(kStep, "matmul", shape, checked);

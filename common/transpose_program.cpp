@@ -157,8 +157,8 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     require_memory_for(o);
 
     // The checked run: poisoned output inside guard zones, so every element must be written by this launch
-    // and nothing around it.
-    TransposeProblem problem(o.rows, o.cols, o.seed);
+    // and nothing around it. (--no-guards, for make profile: no zones, so the first kernel launched is the step's.)
+    TransposeProblem problem(o.rows, o.cols, o.seed, CheckSetup{0, o.guards});
     const std::vector<float>& in = problem.in();
     const CheckResult checked = problem.run_checked();
     OneSizeRun run(kStep, "transpose", shape, checked);

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# make profile counts the step's own kernel: the line above its counters names KERNEL. The harness launches kernels
+# of its own around the step's (the poison for shared memory before the checked launch), and ncu profiles the
+# first launch it sees. Needs a GPU and Nsight Compute with leave to read the counters: skipped (exit 3) otherwise.
+#   profile_names_the_step.sh PROFILE_SCRIPT PROGRAM TRACK KERNEL
+set -u
+profile=$1 program=$2 track=$3 kernel=$4
+command -v ncu >/dev/null || { echo "skipped: no ncu (Nsight Compute) on PATH"; exit 3; }
+output=$("$profile" "$program" "$track" --size 256 2>&1)
+code=$?
+echo "$output"
+if grep -q "no CUDA device" <<<"$output"; then exit 3; fi
+if grep -q "ERR_NVGPUCTRPERM" <<<"$output"; then echo "skipped: this user may not read the counters"; exit 3; fi
+[ $code -eq 0 ] || exit 1
+head -n 1 <<<"$output" | grep -q "kernel $kernel(" || { echo "FAIL: profiled another kernel than $kernel"; exit 1; }
