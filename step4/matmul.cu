@@ -3,26 +3,27 @@
 // The idea: in step 3 every multiply-add needs two reads from shared memory, so shared memory, not the
 // arithmetic, sets the pace. Give each thread several elements of C along a row (several values of j) and keep
 // their sums in registers: per step along k it reads its A(i, k) once and uses it for all of them. With 8 per
-// thread, the shared-memory reads per multiply-add drop from 2 to 1 + 1/8, and the larger block tile halves the
-// global-memory traffic per multiply-add too. Follow the TODO(step 4) markers.
+// thread, the shared-memory reads per multiply-add drop from 2 to 1 + 1/8. The block tile stays 32 x 32, so a
+// block needs only 128 threads, and each copies several elements of each tile. Follow the TODO(step 4) markers.
 //
 // Build and run: cd step4 && make run     (your file, timed, beside cuBLAS)
 //                make check               (your file on the whole battery of shapes)
 //                make solution            (the reference solution, to compare with)
 #include "step_api.cuh"
 
-// TODO(step 4) 1: Replace TILE by the new shape, all constexpr int: BM = 64 rows and BN = 64 columns of C per
-//                 block, BK = 8 values of k per shared tile, TN = 8 columns of C per thread, and
-//                 THREADS = BM * BN / TN (512, a one-dimensional block).
+// TODO(step 4) 1: Replace TILE by the new shape, all constexpr int: BM = 32 rows and BN = 32 columns of C per
+//                 block (step 3's tile), BK = 32 values of k per shared tile, TN = 8 columns of C per thread,
+//                 THREADS = BM * BN / TN (128, a one-dimensional block) and LOADS = BM * BK / THREADS (8, the
+//                 elements of each tile one thread copies).
 constexpr int TILE = 32;  // a warp's width: one tile column of A or B is one 128-byte line
 
 // One thread per element of C, as in step 2, with a block of 32 x 32 threads per 32 x 32 tile of C.
 // TODO(step 4) 2: Add __launch_bounds__(THREADS) between `void` and the kernel's name: it tells the compiler
-//                 the block size, so it budgets registers for 512 threads.
+//                 the block size, so it budgets registers for 128 threads.
 static __global__ void matmul_shared_tiles(const float* __restrict__ A, const float* __restrict__ B,
                                            float* __restrict__ C, int M, int N, int K) {
-    // TODO(step 4) 3: Resize the tiles: As[BK][BM] (As[kk][ii] = A(row0 + ii, k0 + kk)) and Bs[BN][BK]
-    //                 (Bs[jj][kk] = B(k0 + kk, col0 + jj)).
+    // TODO(step 4) 3: Size the tiles with the new names (still 32 x 32 each): As[BK][BM] (As[kk][ii] =
+    //                 A(row0 + ii, k0 + kk)) and Bs[BN][BK] (Bs[jj][kk] = B(k0 + kk, col0 + jj)).
     __shared__ float As[TILE][TILE];  // As[kk][ii] holds A(row0 + ii, k0 + kk)
     __shared__ float Bs[TILE][TILE];  // Bs[jj][kk] holds B(k0 + kk, col0 + jj)
 
@@ -32,9 +33,9 @@ static __global__ void matmul_shared_tiles(const float* __restrict__ A, const fl
     const int row0 = (blockIdx.x % tiles_down) * TILE;
     const int col0 = (blockIdx.x / tiles_down) * TILE;
     // TODO(step 4) 4: Give each thread two roles. Computing: row ii = threadIdx.x % BM of the tile and the TN
-    //                 columns starting at jj0 = (threadIdx.x / BM) * TN. Loading: A(row0 + threadIdx.x % BM,
-    //                 k0 + threadIdx.x / BM) and B(k0 + threadIdx.x % BK, col0 + threadIdx.x / BK), one
-    //                 element of each tile per thread, consecutive threads on consecutive addresses.
+    //                 columns starting at jj0 = (threadIdx.x / BM) * TN. Loading: for l = 0 .. LOADS - 1, the
+    //                 element e = threadIdx.x + l * THREADS of each tile, A(row0 + e % BM, k0 + e / BM) and
+    //                 B(k0 + e % BK, col0 + e / BK), so consecutive threads read consecutive addresses.
     const int tx = threadIdx.x;  // consecutive in a warp: the contiguous direction of A, B and C alike
     const int ty = threadIdx.y;
     const int i = row0 + tx;  // this thread's element of C
@@ -49,7 +50,8 @@ static __global__ void matmul_shared_tiles(const float* __restrict__ A, const fl
         // Every thread copies one element of each tile. Threads with consecutive tx read consecutive floats:
         // down a column of A, and down a column of B (along k). Past an edge of A or B the tile is padded
         // with zeros, which add nothing to the sums, so the loop below needs no bounds checks.
-        // TODO(step 4) 6: Copy with the loading roles of TODO 4 (still 0 past an edge).
+        // TODO(step 4) 6: Copy with the loading roles of TODO 4, in a loop over l with #pragma unroll, so that
+        //                 all the loads are issued before the first one has to arrive (still 0 past an edge).
         As[ty][tx] = (i < M && k0 + ty < K) ? A[i + (k0 + ty) * M] : 0.0f;
         Bs[ty][tx] = (k0 + tx < K && j < N) ? B[(k0 + tx) + j * K] : 0.0f;
         __syncthreads();  // the whole tile is in place before anyone reads it
@@ -67,7 +69,7 @@ static __global__ void matmul_shared_tiles(const float* __restrict__ A, const fl
 }
 
 LaunchInfo matmul_on_device(const float* A, const float* B, float* C, int M, int N, int K) {
-    // TODO(step 4) 9: Launch THREADS threads per block (one-dimensional) and one block per BM x BN tile of C.
+    // TODO(step 4) 9: Launch THREADS threads per block (one-dimensional), still one block per BM x BN tile of C.
     const dim3 block(TILE, TILE);  // 1024 threads, the most a block may have
     const unsigned tiles_down = (M - 1) / TILE + 1;
     const unsigned tiles_across = (N - 1) / TILE + 1;

@@ -19,12 +19,13 @@
 //                 threads, each on the 8 x 8 tile at (8 * (t % 16), 8 * (t / 16)); it reaches less.)
 // All compile-time constants: the compiler unrolls the loops over them and keeps acc[] in registers (an array
 // indexed by anything it cannot resolve at compile time would go to slow local memory instead).
-constexpr int BM = 64;   // rows of C per block: one per thread along the block's "x"
-constexpr int BN = 64;   // columns of C per block
-constexpr int BK = 8;    // depth of each shared-memory tile along k
-constexpr int TN = 8;    // columns of C per thread, kept in registers
-constexpr int THREADS = BM * BN / TN;  // 512
-static_assert(BM * BK == THREADS && BK * BN == THREADS, "each thread loads one element of each tile");
+constexpr int BM = 32;                 // rows of C per block: one per thread along the block's "x"
+constexpr int BN = 32;                 // columns of C per block
+constexpr int BK = 32;                 // depth of each shared-memory tile along k
+constexpr int TN = 8;                  // columns of C per thread, kept in registers
+constexpr int THREADS = BM * BN / TN;  // 128
+constexpr int LOADS = BM * BK / THREADS;  // elements of each tile that one thread copies: 8
+static_assert(LOADS * THREADS == BM * BK && LOADS * THREADS == BK * BN, "the threads copy each tile exactly");
 
 // TODO(step 5) 2: Ask for two blocks per SM: __launch_bounds__(THREADS, 2) caps the kernel at 255 registers
 //                 per thread (65536 / (2 * 128) = 256), enough for 128 sums with no spills, so one block's math
@@ -51,15 +52,6 @@ static __global__ void __launch_bounds__(THREADS)
     //                 touches only 16 different float4s per warp and one of B only 2: no bank conflicts.
     const int ii = threadIdx.x % BM;
     const int jj0 = (threadIdx.x / BM) * TN;
-    // Loading: thread t copies A(row0 + t % BM, k0 + t / BM) and B(k0 + t % BK, col0 + t / BK). Consecutive
-    // threads read consecutive floats of A (down a column) and of B (along k, 8 floats = one 32-byte sector
-    // per column of the tile).
-    // TODO(step 5) 5: Load float4s: per k tile each thread copies BM * BK / 4 / THREADS float4s of A (4
-    //                 consecutive rows of one column) and as many of B (4 consecutive k of one column),
-    //                 stored to As as a float4 and to Bs as 4 floats down a column. Make the kernel a template
-    //                 on bool VEC: float4 global loads only when VEC, 4 separate guarded floats otherwise.
-    const int a_row = threadIdx.x % BM, a_k = threadIdx.x / BM;
-    const int b_k = threadIdx.x % BK, b_col = threadIdx.x / BK;
 
     // TODO(step 5) 6: Keep TM x TN sums, float acc[TM][TN] = {}.
     float acc[TN] = {};
@@ -69,10 +61,21 @@ static __global__ void __launch_bounds__(THREADS)
     //                 buffer t % 2, then store the registers into buffer (t + 1) % 2 and __syncthreads() once.
     for (int t = 0; t < tiles_k; ++t) {
         const int k0 = t * BK;
-        const int a_i = row0 + a_row, a_kk = k0 + a_k;  // the element of A this thread copies
-        const int b_kk = k0 + b_k, b_j = col0 + b_col;   // and of B
-        As[a_k][a_row] = (a_i < M && a_kk < K) ? A[a_i + a_kk * M] : 0.0f;
-        Bs[b_col][b_k] = (b_kk < K && b_j < N) ? B[b_kk + b_j * K] : 0.0f;
+        // TODO(step 5) 5: Load float4s: per k tile each thread copies BM * BK / 4 / THREADS float4s of A (4
+        //                 consecutive rows of one column) and as many of B (4 consecutive k of one column),
+        //                 stored to As as a float4 and to Bs as 4 floats down a column. Make the kernel a template
+        //                 on bool VEC: float4 global loads only when VEC, 4 separate guarded floats otherwise.
+        // Loading: element e = threadIdx.x + l * THREADS of each tile, for l = 0 .. LOADS - 1. Consecutive
+        // threads read consecutive floats of A (down a column) and of B (along k): one 128-byte line per warp.
+        // The loop is unrolled, so all 16 loads are issued before the first one has to arrive.
+#pragma unroll
+        for (int l = 0; l < LOADS; ++l) {
+            const int e = threadIdx.x + l * THREADS;
+            const int a_row = e % BM, a_k = e / BM, a_i = row0 + a_row, a_kk = k0 + a_k;
+            const int b_k = e % BK, b_col = e / BK, b_kk = k0 + b_k, b_j = col0 + b_col;
+            As[a_k][a_row] = (a_i < M && a_kk < K) ? A[a_i + a_kk * M] : 0.0f;
+            Bs[b_col][b_k] = (b_kk < K && b_j < N) ? B[b_kk + b_j * K] : 0.0f;
+        }
         __syncthreads();
 
         // TODO(step 5) 7: For each kk, read the thread's TM values of A and TN values of B as float4s from

@@ -3,8 +3,9 @@
 // The idea: in step 3 every multiply-add needs two reads from shared memory, so the kernel is limited by how
 // fast shared memory answers, not by the arithmetic. Here each thread computes TN = 8 elements of C along a
 // row (8 values of j) and keeps their sums in registers. Per step along k it reads its A(i, k) once and uses it
-// eight times, so the shared-memory reads per multiply-add drop from 2 to 1 + 1/8, and the bigger 64 x 64
-// tile halves the global-memory traffic per multiply-add as well.
+// eight times, so the shared-memory reads per multiply-add drop from 2 to 1 + 1/8. The block tile stays step
+// 3's 32 x 32, now computed by 128 threads instead of 1024, so there are as many blocks as in step 3 at every
+// size, and each thread copies 8 elements of each tile, all of them in flight together.
 //
 // Build and run: cd step4 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step4/matmul.cu)
@@ -12,12 +13,13 @@
 
 // All compile-time constants: the compiler unrolls the loops over them and keeps acc[] in registers (an array
 // indexed by anything it cannot resolve at compile time would go to slow local memory instead).
-constexpr int BM = 64;   // rows of C per block: one per thread along the block's "x"
-constexpr int BN = 64;   // columns of C per block
-constexpr int BK = 8;    // depth of each shared-memory tile along k
-constexpr int TN = 8;    // columns of C per thread, kept in registers
-constexpr int THREADS = BM * BN / TN;  // 512
-static_assert(BM * BK == THREADS && BK * BN == THREADS, "each thread loads one element of each tile");
+constexpr int BM = 32;                 // rows of C per block: one per thread along the block's "x"
+constexpr int BN = 32;                 // columns of C per block
+constexpr int BK = 32;                 // depth of each shared-memory tile along k
+constexpr int TN = 8;                  // columns of C per thread, kept in registers
+constexpr int THREADS = BM * BN / TN;  // 128
+constexpr int LOADS = BM * BK / THREADS;  // elements of each tile that one thread copies: 8
+static_assert(LOADS * THREADS == BM * BK && LOADS * THREADS == BK * BN, "the threads copy each tile exactly");
 
 static __global__ void __launch_bounds__(THREADS)
     matmul_row_of_outputs(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
@@ -33,20 +35,22 @@ static __global__ void __launch_bounds__(THREADS)
     // a warp take 32 consecutive rows and the same columns.
     const int ii = threadIdx.x % BM;
     const int jj0 = (threadIdx.x / BM) * TN;
-    // Loading: thread t copies A(row0 + t % BM, k0 + t / BM) and B(k0 + t % BK, col0 + t / BK). Consecutive
-    // threads read consecutive floats of A (down a column) and of B (along k, 8 floats = one 32-byte sector
-    // per column of the tile).
-    const int a_row = threadIdx.x % BM, a_k = threadIdx.x / BM;
-    const int b_k = threadIdx.x % BK, b_col = threadIdx.x / BK;
 
     float acc[TN] = {};
     const int tiles_k = (K - 1) / BK + 1;
     for (int t = 0; t < tiles_k; ++t) {
         const int k0 = t * BK;
-        const int a_i = row0 + a_row, a_kk = k0 + a_k;  // the element of A this thread copies
-        const int b_kk = k0 + b_k, b_j = col0 + b_col;   // and of B
-        As[a_k][a_row] = (a_i < M && a_kk < K) ? A[a_i + a_kk * M] : 0.0f;
-        Bs[b_col][b_k] = (b_kk < K && b_j < N) ? B[b_kk + b_j * K] : 0.0f;
+        // Loading: element e = threadIdx.x + l * THREADS of each tile, for l = 0 .. LOADS - 1. Consecutive
+        // threads read consecutive floats of A (down a column) and of B (along k): one 128-byte line per warp.
+        // The loop is unrolled, so all 16 loads are issued before the first one has to arrive.
+#pragma unroll
+        for (int l = 0; l < LOADS; ++l) {
+            const int e = threadIdx.x + l * THREADS;
+            const int a_row = e % BM, a_k = e / BM, a_i = row0 + a_row, a_kk = k0 + a_k;
+            const int b_k = e % BK, b_col = e / BK, b_kk = k0 + b_k, b_j = col0 + b_col;
+            As[a_k][a_row] = (a_i < M && a_kk < K) ? A[a_i + a_kk * M] : 0.0f;
+            Bs[b_col][b_k] = (b_kk < K && b_j < N) ? B[b_kk + b_j * K] : 0.0f;
+        }
         __syncthreads();
 
 #pragma unroll
