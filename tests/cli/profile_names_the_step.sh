@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make profile counts the step's own kernel: the line above its counters names KERNEL. The harness launches kernels
 # of its own around the step's (the poison for shared memory before the checked launch), and ncu profiles the
-# first launch it sees. Needs a GPU and Nsight Compute with leave to read the counters: skipped (exit 3) otherwise.
+# first launch it sees. Needs a GPU, and Nsight Compute with permission to read the counters: skipped (exit 3)
+# otherwise, with the reason.
 #   profile_names_the_step.sh PROFILE_SCRIPT PROGRAM TRACK KERNEL
 set -u
 profile=$1 program=$2 track=$3 kernel=$4
