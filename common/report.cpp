@@ -118,6 +118,11 @@ std::string to_json(const std::vector<ResultRow>& rows) {
     return out + "]\n";
 }
 
+std::string format_rate(double rate) {
+    if (!(rate > 0)) return "-";
+    return rate >= 1000 ? fmt::format("{:.0f}", rate) : fmt::format("{:.4g}", rate);
+}
+
 std::string to_table(const std::vector<ResultRow>& rows, const std::string& reference_label) {
     size_t name_width = 4;
     for (const auto& r : rows) name_width = std::max(name_width, r.name.size());
@@ -127,12 +132,11 @@ std::string to_table(const std::vector<ResultRow>& rows, const std::string& refe
     for (const auto& r : rows) {
         auto pct = [](double v) { return v < 0 ? std::string("-") : fmt::format("{:.1f}%", v); };
         const std::string ms = r.median_ms > 0 ? fmt::format("{:.4g}", r.median_ms) : "-";
-        const std::string rate = r.rate <= 0      ? "-"
-                                 : r.rate >= 1000 ? fmt::format("{:.0f}", r.rate)
-                                                  : fmt::format("{:.4g}", r.rate);
-        out += fmt::format("  {:<{}}  {:<6} {:>10} {:>10} {:>9} {:>9}  {}\n", r.name, name_width,
-                           r.status.empty() ? "-" : r.status, ms, rate, pct(r.pct_of_reference), pct(r.pct_of_peak),
-                           r.note);
+        std::string line = fmt::format("  {:<{}}  {:<6} {:>10} {:>10} {:>9} {:>9}  {}", r.name, name_width,
+                                       r.status.empty() ? "-" : r.status, ms, format_rate(r.rate),
+                                       pct(r.pct_of_reference), pct(r.pct_of_peak), r.note);
+        line.erase(line.find_last_not_of(' ') + 1);  // no trailing blanks where a row has no note
+        out += line + "\n";
     }
     return out;
 }

@@ -33,6 +33,10 @@ std::vector<ResultRow> parse_rows(const std::string& csv);
 
 std::string to_json(const std::vector<ResultRow>& rows);
 
+// A rate as the tables print it: whole numbers from 1000 up (351729, never 3.5173e+05), four significant digits
+// below (549.5, 8.926); "-" for none.
+std::string format_rate(double rate);
+
 // An aligned text table: name, status, median, rate, % of reference, % of peak, note.
 std::string to_table(const std::vector<ResultRow>& rows, const std::string& reference_label);
 

@@ -278,7 +278,7 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
                 continue;
             }
             const auto [first, second] = it->second;
-            line += fmt::format(" {:>9.5g}", first);
+            line += fmt::format(" {:>9}", format_rate(first));
             s.points.push_back({static_cast<double>(size), first});
             if (!is_limit && first > 0 && second > 0) {
                 const std::string where = fmt::format("{} {} at {}", spec.track, name, size);
@@ -295,7 +295,7 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
     }
     std::string spreads;
     for (const auto& [name, spread_of_medians] : lesson_spread)
-        spreads += fmt::format("{}{} {:.1f}%", spreads.empty() ? "" : ", ", name, 100 * spread_of_medians);
+        spreads += fmt::format("{}{} {:.2f}%", spreads.empty() ? "" : ", ", name, 100 * spread_of_medians);
     // A sweep cut short, or replotted from part of one, may hold no two runs at the lesson size: say so.
     if (spreads.empty()) spreads = "not measured (this sweep has no two runs at that size)";
     fmt::print("\nrun 1 against run 2 at the lesson size ({}): {}\n", spec.lesson_size, spreads);

@@ -89,3 +89,19 @@ TEST(Report, TableShowsEveryRowAndItsRatio) {
     EXPECT_NE(table.find("80.5%"), std::string::npos) << table;
     EXPECT_NE(table.find(" 2147 "), std::string::npos) << table;
 }
+
+TEST(Report, RatesPrintWholeFromAThousandUpAndNeverInExponentForm) {
+    EXPECT_EQ(format_rate(351729.4), "351729");  // the TF32 row of a matmul sweep
+    EXPECT_EQ(format_rate(4081.1), "4081");
+    EXPECT_EQ(format_rate(549.53), "549.5");
+    EXPECT_EQ(format_rate(8.9261), "8.926");
+    EXPECT_EQ(format_rate(0), "-");
+    EXPECT_EQ(format_rate(-1), "-");
+}
+
+TEST(Report, TableRowsWithoutANoteEndWithoutBlanks) {
+    ResultRow row = sample();
+    row.note.clear();
+    const std::string table = to_table({row}, "copy");
+    EXPECT_EQ(table.find(" \n"), std::string::npos) << table;
+}
