@@ -402,6 +402,7 @@ int main(int argc, char** argv) {
         }
     }
     print_variation(variations);
-    fmt::print("\nwritten: {}/{}{{transpose,matmul}}.{{csv,json,svg}}\n", out.string(), sweep ? "bench_" : "");
+    const std::string tracks = only.empty() ? "{transpose,matmul}" : only;
+    fmt::print("\nwritten: {}/{}{}.{{csv,json,svg}}\n", out.string(), sweep ? "bench_" : "", tracks);
     return ok ? kExitOk : kExitWrongAnswer;
 }
