@@ -403,6 +403,8 @@ int main(int argc, char** argv) {
     }
     print_variation(variations);
     const std::string tracks = only.empty() ? "{transpose,matmul}" : only;
-    fmt::print("\nwritten: {}/{}{}.{{csv,json,svg}}\n", out.string(), sweep ? "bench_" : "", tracks);
+    fmt::print("\nwritten: {}/{}{}.{{csv,json,svg}}", out.string(), sweep ? "bench_" : "", tracks);
+    if (sweep) fmt::print(" and {}/bench_odd_shapes_{}.{{csv,json}}", out.string(), tracks);
+    fmt::print("\n");
     return ok ? kExitOk : kExitWrongAnswer;
 }
