@@ -252,11 +252,13 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
     std::vector<std::string> order;
     std::map<std::string, std::map<int, std::array<double, 2>>> rate;  // name -> side -> run 1, run 2
     std::map<std::string, std::map<int, double>> spread;               // name -> side -> (max - min) / median, run 1
+    std::map<std::string, std::set<int>> wrong;  // name -> the sides where a run of that step gave a wrong answer
     for (const auto& r : all) {
         if (!rate.count(r.name)) order.push_back(r.name);
         const bool second = r.note == "run 2 of 2";
         rate[r.name][side_of(r)][second] = r.rate;
         if (!second && r.median_ms > 0) spread[r.name][side_of(r)] = (r.max_ms - r.min_ms) / r.median_ms;
+        if (r.kind == "step" && r.status == "FAIL") wrong[r.name].insert(side_of(r));
     }
     const std::string device = all.empty() ? "" : all.front().device;
     fmt::print("\n{} sweep on {} ({}, median of each run; run 1 shown, both in the CSV)\n", spec.track, device,
@@ -277,6 +279,11 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
                 line += fmt::format(" {:>9}", "-");
                 continue;
             }
+            // A wrong answer's speed is no result: the table and the chart leave it out (the CSV keeps it).
+            if (wrong[name].count(size)) {
+                line += fmt::format(" {:>9}", "FAIL");
+                continue;
+            }
             const auto [first, second] = it->second;
             line += fmt::format(" {:>9}", format_rate(first));
             s.points.push_back({static_cast<double>(size), first});
@@ -286,12 +293,20 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
             }
         }
         fmt::print("{}\n", line);
-        if (auto it = rate[name].find(spec.lesson_size); it != rate[name].end() && !is_limit) {
+        if (auto it = rate[name].find(spec.lesson_size);
+            it != rate[name].end() && !is_limit && !wrong[name].count(spec.lesson_size)) {
             const auto [first, second] = it->second;
             if (first > 0 && second > 0) lesson_spread.push_back({name, std::abs(first - second) / first});
         }
         // TF32 runs on the tensor cores, several times the FP32 peak: it would flatten every other line.
         if (name.find("TF32") == std::string::npos) series.push_back(s);
+    }
+    for (const auto& [name, sides] : wrong) {
+        if (sides.empty()) continue;
+        std::string where;
+        for (int side : sides) where += fmt::format("{}{}", where.empty() ? "" : ", ", side);
+        fmt::print("FAIL: {} gave a wrong answer at {} (the rate is in the CSV, not in this table or the chart)\n",
+                   name, where);
     }
     std::string spreads;
     for (const auto& [name, spread_of_medians] : lesson_spread)
