@@ -260,6 +260,10 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
         if (!second && r.median_ms > 0) spread[r.name][side_of(r)] = (r.max_ms - r.min_ms) / r.median_ms;
         if (r.kind == "step" && r.status == "FAIL") wrong[r.name].insert(side_of(r));
     }
+    const auto wrong_at = [&](const std::string& name, int side) {
+        const auto it = wrong.find(name);
+        return it != wrong.end() && it->second.count(side) > 0;
+    };
     const std::string device = all.empty() ? "" : all.front().device;
     fmt::print("\n{} sweep on {} ({}, median of each run; run 1 shown, both in the CSV)\n", spec.track, device,
                spec.unit);
@@ -280,7 +284,7 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
                 continue;
             }
             // A wrong answer's speed is no result: the table and the chart leave it out (the CSV keeps it).
-            if (wrong[name].count(size)) {
+            if (wrong_at(name, size)) {
                 line += fmt::format(" {:>9}", "FAIL");
                 continue;
             }
@@ -294,7 +298,7 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
         }
         fmt::print("{}\n", line);
         if (auto it = rate[name].find(spec.lesson_size);
-            it != rate[name].end() && !is_limit && !wrong[name].count(spec.lesson_size)) {
+            it != rate[name].end() && !is_limit && !wrong_at(name, spec.lesson_size)) {
             const auto [first, second] = it->second;
             if (first > 0 && second > 0) lesson_spread.push_back({name, std::abs(first - second) / first});
         }
@@ -302,7 +306,6 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
         if (name.find("TF32") == std::string::npos) series.push_back(s);
     }
     for (const auto& [name, sides] : wrong) {
-        if (sides.empty()) continue;
         std::string where;
         for (int side : sides) where += fmt::format("{}{}", where.empty() ? "" : ", ", side);
         fmt::print("FAIL: {} gave a wrong answer at {} (the rate is in the CSV, not in this table or the chart)\n",
