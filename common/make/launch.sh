@@ -5,7 +5,8 @@
 # in the environment, or in workshop.conf at the top of the checkout (NAME=value lines; the environment wins,
 # and WORKSHOP_LAUNCHER= in the environment turns a file's launcher off). Output and exit codes are the
 # program's own. When the scheduler refuses the job or stops it (time limit), one line says what it said and
-# the exit status is 6.
+# the exit status is 6. Without a launcher, on a machine with several GPUs, the command runs on the least busy
+# one (pick_gpu.sh).
 #   source launch.sh; launch PROGRAM [args]      or      launch.sh PROGRAM [args]
 
 workshop_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -43,18 +44,22 @@ launcher_said() {
     [ -z "$errors" ] || echo "refused the job: $errors"
 }
 
+source "$(dirname "${BASH_SOURCE[0]}")/pick_gpu.sh"
+
 launch() {
     local setting
     setting=$(workshop_setting WORKSHOP_LAUNCHER)
     # Input is empty: no workshop program reads any, and make watch reads its keys from the terminal meanwhile
     # (srun would pass the terminal on to the job, and take them).
-    if [ -z "$setting" ]; then "$@" </dev/null; return; fi
+    if [ -z "$setting" ]; then (keep_to_one_gpu && "$@" </dev/null); return; fi
     local -a launcher
     read -ra launcher <<<"$setting"
     local kept status said
     kept=$(mktemp)
-    # The launched command runs with the launcher off, so scripts it runs do not submit jobs of their own.
-    { WORKSHOP_LAUNCHER= "${launcher[@]}" "$@" </dev/null 2>&1 1>&3 3>&- | split_launcher_messages "$kept"; } 3>&1
+    # The launched command runs with the launcher off, so scripts it runs do not submit jobs of their own, and
+    # on the GPUs the scheduler gave the job (WORKSHOP_GPU=any).
+    { WORKSHOP_LAUNCHER= WORKSHOP_GPU=any "${launcher[@]}" "$@" </dev/null 2>&1 1>&3 3>&- |
+        split_launcher_messages "$kept"; } 3>&1
     status=${PIPESTATUS[0]}
     said=""
     [ -s "$kept" ] && said=$(launcher_said "$kept")

@@ -5,10 +5,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
 
 # gpu_takes_one_process_at_a_time: succeeds where a GPU nvidia-smi sees lets one process at a time make a CUDA
 # context (compute mode exclusive-process); WORKSHOP_ONE_PROCESS_AT_A_TIME=1 rehearses it, as for the programs.
+# Where pick_gpu.sh has picked one GPU by its UUID, only that one counts.
 gpu_takes_one_process_at_a_time() {
     [ "${WORKSHOP_ONE_PROCESS_AT_A_TIME:-}" = 1 ] && return 0
     command -v nvidia-smi >/dev/null || return 1
-    nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -q Exclusive_Process
+    local only=()
+    [[ ${CUDA_VISIBLE_DEVICES:-} =~ ^GPU-[0-9a-fA-F-]+$ ]] && only=(-i "$CUDA_VISIBLE_DEVICES")
+    nvidia-smi "${only[@]}" --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -q Exclusive_Process
 }
 
 # harness_refusal <OUTPUT: the harness's line refusing to run here (too little free memory, or a GPU that another

@@ -32,6 +32,8 @@ if [ "$mode" != --recorded ] && [ -n "$(workshop_setting WORKSHOP_LAUNCHER)" ]; 
     WORKSHOP_STATUS_BUILT=yes launch "$0" "$@"
     exit
 fi
+# Here, as well, every figure comes from one GPU: on a machine with several, the least busy (pick_gpu.sh).
+[ "$mode" = --recorded ] || keep_to_one_gpu || exit $?
 
 if [ "$mode" = --recorded ]; then
     gpu=no

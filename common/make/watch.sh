@@ -21,6 +21,9 @@ tracks=${3:-$PROGRESS_TRACKS}
 for t in $tracks; do
     [[ $t =~ ^(transpose|matmul)$ ]] || { echo "error: track '$t' is not transpose or matmul; $usage" >&2; exit 2; }
 done
+# The whole session on one GPU, so that every check's figures compare: on a machine with several and no launcher,
+# the least busy one when the session starts (pick_gpu.sh).
+keep_to_one_gpu || exit $?
 # The checks below are make invocations of their own, not part of the make that started the watch.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 # The solutions a check compares against do not change between saves: each is timed once in half an hour.
