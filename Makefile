@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
 export PATH := $(PATH):/usr/local/cuda/bin
 # GPU programs run through the room's launcher (WORKSHOP_LAUNCHER in the environment or workshop.conf, e.g. srun);
-# builds stay here. Without one they run right here.
+# builds stay here. Without one they run right here, on the least busy GPU where there are several.
 LAUNCH := common/make/launch.sh
 
 .PHONY: all build configure setup test test-host test-gpu run status bench class clean watch bench-watch

@@ -25,7 +25,8 @@ pick_gpu() {
         idle) [ -z "${CUDA_VISIBLE_DEVICES+set}" ] || return 0 ;;
         GPU-* | MIG-*) picked_gpu=$want; return 0 ;;
         *) [[ $want =~ ^[0-9]+$ ]] || {
-            echo "error: WORKSHOP_GPU='$want' is not idle, any, a GPU's number or its UUID (nvidia-smi -L lists them)" >&2
+            echo "error: WORKSHOP_GPU='$want' is not idle, any, a GPU's number or its UUID" \
+                "(nvidia-smi -L lists them)" >&2
             return 2
         } ;;
     esac
@@ -49,7 +50,8 @@ pick_gpu() {
         for ((i = 0; i < count; i++)); do
             [ "${numbers[i]}" = "$want" ] && { picked_gpu=${uuids[i]}; return 0; }
         done
-        echo "error: WORKSHOP_GPU=$want, but nvidia-smi numbers the GPUs here ${numbers[0]} to ${numbers[count - 1]}" >&2
+        echo "error: WORKSHOP_GPU=$want, but nvidia-smi numbers the GPUs here" \
+            "${numbers[0]} to ${numbers[count - 1]}" >&2
         return 2
     fi
     [ "$count" -ge 2 ] && [ "$split" = no ] || return 0

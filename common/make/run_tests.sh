@@ -17,6 +17,8 @@ run_ctest() {
     return "$status"
 }
 
+# On a machine with several GPUs and no launcher, all the GPU tests on one: the least busy (pick_gpu.sh).
+keep_to_one_gpu || exit $?
 status=0
 if [ -n "$(workshop_setting WORKSHOP_LAUNCHER)" ] || gpu_takes_one_process_at_a_time; then
     # On a cluster, or on a GPU that takes one process at a time: the tests that need no GPU run here, side by

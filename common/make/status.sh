@@ -76,6 +76,8 @@ for step in 1 2 3 4 5; do
                 ratio=$(awk -v m="$mine" -v s="$solution" 'BEGIN { printf "%.0f%%", 100 * m / s }')
                 [ -z "$problem" ] && awk -v m="$mine" -v s="$solution" 'BEGIN { exit !(m < 0.8 * s) }' &&
                     problem="correct but slower than the solution: the TODOs in step${step}/${track}.cu"
+            elif [ -z "$mine" ] && [ $correct = - ]; then
+                ratio="not run here"  # the check could not run either (exit 4): nothing says there is no kernel
             elif [ -z "$mine" ] && [ $correct != FAIL ]; then
                 # (A wrong kernel may have no rate either: its timed run stops at a wrong answer.)
                 ratio="no kernel yet"

@@ -13,7 +13,10 @@ trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/bin"
 cat >"$dir/bin/nvidia-smi" <<'SMI'
 #!/usr/bin/env bash
-[ -z "${FAKE_SMI_FAILS:-}" ] || { echo "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."; exit 9; }
+if [ -n "${FAKE_SMI_FAILS:-}" ]; then
+    echo "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+    exit 9
+fi
 case "$*" in
     *--query-gpu=index,uuid,name,mig.mode.current*) printf '%s' "$FAKE_GPUS" ;;
     *--query-compute-apps=gpu_uuid*) printf '%s' "${FAKE_PROCESSES:-}" ;;
@@ -33,7 +36,8 @@ export WORKSHOP_LAUNCHER= WORKSHOP_GPU=
 unset CUDA_VISIBLE_DEVICES
 
 two=$'0, GPU-aaaa-0000, NVIDIA H200, Disabled\n1, GPU-bbbb-1111, NVIDIA H200, Disabled\n'
-four=$'0, GPU-a0, NVIDIA H200, [N/A]\n1, GPU-a1, NVIDIA H200, [N/A]\n2, GPU-a2, NVIDIA H200, [N/A]\n3, GPU-a3, NVIDIA H200, [N/A]\n'
+four=""
+for i in 0 1 2 3; do four+="$i, GPU-a$i, NVIDIA H200, [N/A]"$'\n'; done
 export FAKE_GPUS=$two
 
 status=0
@@ -75,7 +79,8 @@ fi
 
 # Processes count before names: the idle GPU, whoever asks; then the least busy.
 for student in alice bob carol dave; do
-    expect "GPU 0 busy, $student" GPU-bbbb-1111 WORKSHOP_STUDENT=$student FAKE_PROCESSES=$'GPU-aaaa-0000\nGPU-aaaa-0000\n'
+    expect "GPU 0 busy, $student" GPU-bbbb-1111 WORKSHOP_STUDENT=$student \
+        FAKE_PROCESSES=$'GPU-aaaa-0000\nGPU-aaaa-0000\n'
 done
 expect "three GPUs busy, GPU 2 least" GPU-a2 FAKE_GPUS="$four" \
     FAKE_PROCESSES=$'GPU-a0\nGPU-a0\nGPU-a1\nGPU-a1\nGPU-a3\nGPU-a2\nGPU-a3\n'
@@ -84,7 +89,8 @@ expect "three GPUs busy, GPU 2 least" GPU-a2 FAKE_GPUS="$four" \
 expect "CUDA_VISIBLE_DEVICES set already" 1 CUDA_VISIBLE_DEVICES=1 FAKE_PROCESSES=$'GPU-bbbb-1111\n'
 expect "WORKSHOP_GPU=any" unset WORKSHOP_GPU=any
 expect "one GPU" unset FAKE_GPUS=$'0, GPU-aaaa-0000, NVIDIA H200, Disabled\n'
-expect "a GPU split into MIG instances" unset FAKE_GPUS=$'0, GPU-aaaa-0000, NVIDIA A100, Enabled\n1, GPU-bbbb-1111, NVIDIA A100, Disabled\n'
+expect "a GPU split into MIG instances" unset \
+    FAKE_GPUS=$'0, GPU-aaaa-0000, NVIDIA A100, Enabled\n1, GPU-bbbb-1111, NVIDIA A100, Disabled\n'
 expect "nvidia-smi fails" unset FAKE_SMI_FAILS=1
 expect "nvidia-smi lists nothing" unset FAKE_GPUS=
 # Inside a scheduler's job the scheduler has chosen: the job runs with WORKSHOP_GPU=any and nothing is picked.
