@@ -9,9 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
 gpu_takes_one_process_at_a_time() {
     [ "${WORKSHOP_ONE_PROCESS_AT_A_TIME:-}" = 1 ] && return 0
     command -v nvidia-smi >/dev/null || return 1
-    local only=()
-    [[ ${CUDA_VISIBLE_DEVICES:-} =~ ^GPU-[0-9a-fA-F-]+$ ]] && only=(-i "$CUDA_VISIBLE_DEVICES")
-    nvidia-smi "${only[@]}" --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -q Exclusive_Process
+    smi_of_this_gpu --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -q Exclusive_Process
 }
 
 # harness_refusal <OUTPUT: the harness's line refusing to run here (too little free memory, or a GPU that another

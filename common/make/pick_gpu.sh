@@ -71,6 +71,14 @@ pick_gpu() {
 $((best_key / count)); WORKSHOP_GPU picks another"
 }
 
+# smi_of_this_gpu ARGS: nvidia-smi ARGS about the GPU this command runs on, where CUDA_VISIBLE_DEVICES names one
+# by its UUID (as keep_to_one_gpu does); about every GPU otherwise.
+smi_of_this_gpu() {
+    local only=()
+    [[ ${CUDA_VISIBLE_DEVICES:-} =~ ^GPU-[0-9a-fA-F-]+$ ]] && only=(-i "$CUDA_VISIBLE_DEVICES")
+    nvidia-smi "${only[@]}" "$@"
+}
+
 # keep_to_one_gpu: pick_gpu, and CUDA_VISIBLE_DEVICES set to the pick for the rest of this shell and all it
 # starts, so that every figure of one command comes from one GPU. Says which, on a terminal.
 keep_to_one_gpu() {

@@ -10,6 +10,7 @@ build=${1:?usage: watch_latency.sh BUILD_DIR [SAVES]} saves=${2:-5}
 [[ $saves =~ ^[1-9][0-9]*$ ]] || { echo "error: SAVES '$saves' is not a whole number of at least 1" >&2; exit 2; }
 source "$here/watch_drive.sh"
 source "$here/lib.sh"
+keep_to_one_gpu || exit $?  # the whole measurement on one GPU, the one its line names (pick_gpu.sh)
 
 tree="$build/watch_test/tree"
 echo "preparing a copy of the checkout in $tree ..."
@@ -39,7 +40,7 @@ for ((i = 1; i <= saves; i++)); do
 done
 drive_keys q
 
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+gpu=$(smi_of_this_gpu --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 printf '%s\n' "${times[@]}" | sort -n | awk -v gpu="${gpu:-this GPU}" -v n="$saves" '
     { t[NR] = $1 }
     END { median = (n % 2) ? t[(n + 1) / 2] : (t[n / 2] + t[n / 2 + 1]) / 2
