@@ -287,7 +287,8 @@ std::string not_run_reason(const ChildResult& r) {
 
 std::string what_to_do_when_not_run(const std::string& why) {
     if (why.rfind("not enough device memory", 0) == 0)
-        return "free some (nvidia-smi lists the programs that hold it) and run make check again";
+        return "end some of the programs that hold it, or wait for them (nvidia-smi lists them), and run make check "
+               "again";
     if (why.rfind("not enough host memory", 0) == 0)
         return "free some (or ask the job for more) and run make check again";
     return "run make check again when it is less busy";

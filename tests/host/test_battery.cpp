@@ -154,7 +154,7 @@ TEST(NotRun, TheHarnessRefusingMemoryIsNoVerdictOnTheCode) {
     EXPECT_NE(what_to_do_when_not_run(refusal).find("nvidia-smi"), std::string::npos);
     // No context to be had: the GPU's memory held by other programs, or a GPU that takes one process at a time.
     const std::string no_room = "not enough device memory: no room for a CUDA context on GPU 0 (NVIDIA H100 80GB HBM3); "
-                                "other programs hold its memory";
+                                "other programs hold its memory, or as many processes as it takes";
     EXPECT_EQ(not_run_reason(ended(4, no_room + "\n")), no_room);
     const std::string busy = "GPU busy: GPU 0 (NVIDIA H100 80GB HBM3) takes one process at a time (compute mode "
                              "exclusive-process), and another process holds it";
