@@ -18,6 +18,15 @@ shift 3
 # time a full second for the figures that are published). Options given after it, ARGS included, win.
 timing_options=(--min-time 0.2 "$@")
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/gpu_turns.sh"
+take_a_turn_on_this_gpu || exit $?
+# The programs of a check do their CPU work (the data, the references, the verification) with OpenMP, whose
+# threads, one per core in each program unless told otherwise, spin while they wait. On a machine with 64 cores one
+# check alone kept eight of them busy: 81 s of CPU in 10 s, where eight threads a program that sleep while they
+# wait took 10 s of CPU (and as much system time as before) in the same 10 s, leaving the cores to the students
+# beside it.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(($(nproc) < 8 ? $(nproc) : 8))}
 mine="$bin/step${step}_${track}"
 unit=$([ "$track" = transpose ] && echo GB/s || echo GFLOP/s)
 work=$(mktemp -d)
@@ -106,3 +115,11 @@ awk -v m="$mine_rate" -v s="$solution_rate" -v p="$previous_rate" -v step="$step
     print line extra
     if (m < 0.8 * s) print "  (correct, but well short of the solution: hints/" track ".md (h in make watch) and make profile show what to change)"
 }'
+# Students who share a GPU share its bandwidth, and the three timings above ran one after the other: each saw its
+# own share of the others' work: with eight students' checks at once on two H200s, a correct step 2 read 2.4x to 8.3x
+# step 1. None of ours holds a CUDA context now, so whatever nvidia-smi lists on this GPU is someone else's.
+others=$(processes_on_this_gpu)
+if [ "${others:-0}" -gt 0 ]; then
+    [ "$others" -eq 1 ] && who="1 other program was" || who="$others other programs were"
+    echo "  ($who using this GPU as the timing ended: the speeds above may be off; check again when it is quieter)"
+fi

@@ -79,6 +79,27 @@ smi_of_this_gpu() {
     nvidia-smi "${only[@]}" "$@"
 }
 
+# this_gpu_uuid: the UUID of the GPU this command runs on, where nvidia-smi can tell which that is: the one
+# CUDA_VISIBLE_DEVICES names by UUID, or the only one it lists. Nothing where it cannot tell, on a GPU split into
+# MIG instances (which share neither bandwidth nor contexts), or without a working nvidia-smi.
+this_gpu_uuid() {
+    command -v nvidia-smi >/dev/null || return 0
+    [[ ${CUDA_VISIBLE_DEVICES:-} == MIG-* ]] && return 0
+    local gpus
+    gpus=$(smi_of_this_gpu --query-gpu=uuid,mig.mode.current --format=csv,noheader 2>/dev/null | grep ,) || return 0
+    [ "$(wc -l <<<"$gpus")" = 1 ] && [[ $gpus != *Enabled* ]] || return 0
+    echo "${gpus%%,*}"
+}
+
+# processes_on_this_gpu: how many processes nvidia-smi lists on that GPU (ours included, if any hold a CUDA context
+# when it asks); nothing where this_gpu_uuid cannot tell which GPU it is.
+processes_on_this_gpu() {
+    local uuid
+    uuid=$(this_gpu_uuid)
+    [ -n "$uuid" ] || return 0
+    nvidia-smi -i "$uuid" --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c '[0-9]'
+}
+
 # keep_to_one_gpu: pick_gpu, and CUDA_VISIBLE_DEVICES set to the pick for the rest of this shell and all it
 # starts, so that every figure of one command comes from one GPU. Says which, on a terminal.
 keep_to_one_gpu() {

@@ -1,0 +1,48 @@
+# Turns on a GPU for make check. One check runs up to five CUDA programs at once (the battery, compute-sanitizer's three
+# tools, and the timing run waiting for the battery to end), each with a CUDA context of its own, and a GPU and its
+# machine take only so many. On a machine with four H200s (64 cores), with no turns: 16 students' checks on one of the
+# GPUs (79 to 115 processes on it at once) ended NOT CHECKED, all but one to three of them, refused a CUDA context
+# although two thirds of its memory were free; 32 students spread over the four (eight checks on each) got not one PASS
+# in 200 s, in two tries, one of them with eight turns a GPU, which held none back (over 70 processes on each GPU). With
+# four turns a GPU, the 32 all passed within 85 s, 16 of them after waiting for a turn (20 processes on each GPU at
+# most); with eight, the 16 on one GPU all passed, 8 of them after waiting, within 56 s. So at most
+# WORKSHOP_CHECKS_PER_GPU checks (environment or workshop.conf; 4 unless set, 0 for no limit) run on one GPU at once,
+# and the others wait for a turn: their verdicts come later, but they come.
+# A turn is a flock(1) lock on one of that many files, named after the GPU's UUID, in a folder every user can write
+# ($TMPDIR, else /tmp), so the turns count every student's checks on the machine. Where nvidia-smi cannot tell which GPU
+# the check runs on (this_gpu_uuid in pick_gpu.sh), where flock is missing, or where none of the files can be opened,
+# there are no turns.
+#   source gpu_turns.sh (after launch.sh); take_a_turn_on_this_gpu || exit $?    (held until the shell ends)
+
+take_a_turn_on_this_gpu() {
+    local turns uuid
+    turns=$(workshop_setting WORKSHOP_CHECKS_PER_GPU)
+    turns=${turns:-4}
+    if ! [[ $turns =~ ^[0-9]+$ ]]; then
+        echo "error: WORKSHOP_CHECKS_PER_GPU='$turns' is not a number of checks (0: no limit)" >&2
+        return 2
+    fi
+    [ "$turns" -gt 0 ] && command -v flock >/dev/null || return 0
+    uuid=$(this_gpu_uuid)
+    [ -n "$uuid" ] || return 0
+    local dir="${TMPDIR:-/tmp}/workshop-gpu-turns"
+    mkdir -p "$dir" 2>/dev/null && chmod 1777 "$dir" 2>/dev/null  # only its owner's chmod works, and that is enough
+    local i file fd opened said=no
+    while :; do
+        opened=0
+        for ((i = 0; i < turns; i++)); do
+            file="$dir/$uuid.$i"
+            [ -e "$file" ] || { : >>"$file" && chmod 666 "$file"; } 2>/dev/null
+            { exec {fd}<"$file"; } 2>/dev/null || continue
+            opened=$((opened + 1))
+            flock -n "$fd" && return 0  # the open file stays locked until this shell and its children end
+            exec {fd}<&-
+        done
+        [ "$opened" -gt 0 ] || return 0
+        if [ $said = no ]; then
+            echo "== waiting for a turn on this GPU: $turns checks are running on it (WORKSHOP_CHECKS_PER_GPU)"
+            said=yes
+        fi
+        sleep 0.5
+    done
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# make check's turns on a GPU (common/make/gpu_turns.sh), with a stand-in nvidia-smi: no more checks at once on
+# one GPU than WORKSHOP_CHECKS_PER_GPU, the others wait and say so once, and every one of them gets its turn;
+# each GPU has turns of its own; no turns where it cannot be told which GPU a check runs on, or with the setting
+# at 0; a setting that is not a number is one error line and exit 2.
+#   gpu_turns.sh MAKE_DIR
+set -u
+make_dir=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export TMPDIR="$dir/tmp"
+mkdir -p "$TMPDIR" "$dir/smi"
+# The stand-in lists the GPUs in $dir/gpus, each "UUID, MIG mode"; -i UUID lists that one only.
+cat >"$dir/smi/nvidia-smi" <<SMI
+#!/usr/bin/env bash
+only=""
+while [ \$# -gt 0 ]; do [ "\$1" = -i ] && { only=\$2; shift; }; shift; done
+grep -F -- "\$only" "$dir/gpus"
+SMI
+chmod +x "$dir/smi/nvidia-smi"
+export PATH="$dir/smi:$PATH"
+unset CUDA_VISIBLE_DEVICES WORKSHOP_CHECKS_PER_GPU
+
+status=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; status=1; }
+
+# checks N [ENV...]: N stand-in checks started at once, each taking a turn, then logging "in" and "out" 0.6 s
+# apart; sets most (the most inside at once), waited (how many said they were waiting) and codes (their exits).
+checks() {
+    local n=$1 i
+    shift
+    rm -f "$dir/log" "$dir/out."*
+    for ((i = 1; i <= n; i++)); do
+        env "$@" bash -c 'source "$1/launch.sh"; source "$1/gpu_turns.sh"; take_a_turn_on_this_gpu || exit $?
+            echo "$EPOCHREALTIME in" >>"$2/log"; sleep 0.6; echo "$EPOCHREALTIME out" >>"$2/log"' \
+            _ "$make_dir" "$dir" >"$dir/out.$i" 2>&1 &
+    done
+    codes=""
+    for ((i = 1; i <= n; i++)); do wait -n; codes+="$? "; done
+    most=$(sort -n "$dir/log" 2>/dev/null | awk '$2 == "in" { n++ } $2 == "out" { n-- } n > m { m = n } END { print m + 0 }')
+    waited=$(cat "$dir/out."* | grep -c "^== waiting for a turn on this GPU: 2 checks are running on it")
+}
+
+echo "GPU-aaaa, Disabled" >"$dir/gpus"
+checks 5 WORKSHOP_CHECKS_PER_GPU=2
+[ "$most" = 2 ] && [ "$(grep -c in "$dir/log")" = 5 ] && [ "$waited" = 3 ] && [ "$codes" = "0 0 0 0 0 " ] &&
+    ok "five checks, two turns: two at a time, the three others waited and said so, all five ran" ||
+    bad "two turns: most $most at once, $waited waited, exits $codes; $(cat "$dir/log")"
+checks 3 WORKSHOP_CHECKS_PER_GPU=0
+[ "$most" = 3 ] && [ "$waited" = 0 ] && ok "WORKSHOP_CHECKS_PER_GPU=0: no limit" || bad "no limit: most $most, $waited waited"
+checks 6
+[ "$most" = 4 ] && ok "four at a time unless set" || bad "the default: most $most at once"
+printf 'GPU-aaaa, Disabled\nGPU-bbbb, Disabled\n' >"$dir/gpus"
+checks 4 WORKSHOP_CHECKS_PER_GPU=2
+[ "$most" = 4 ] && ok "two GPUs, none picked: no turns (which one runs it is not known)" || bad "two GPUs, none picked: most $most"
+rm -f "$dir/log"
+for gpu in GPU-aaaa GPU-aaaa GPU-bbbb GPU-bbbb; do
+    CUDA_VISIBLE_DEVICES=$gpu WORKSHOP_CHECKS_PER_GPU=1 bash -c 'source "$1/launch.sh"; source "$1/gpu_turns.sh"
+        take_a_turn_on_this_gpu; echo "$EPOCHREALTIME in $CUDA_VISIBLE_DEVICES" >>"$2/log"; sleep 0.6
+        echo "$EPOCHREALTIME out $CUDA_VISIBLE_DEVICES" >>"$2/log"' _ "$make_dir" "$dir" >/dev/null 2>&1 &
+done
+wait
+most=$(sort -n "$dir/log" | awk '$2 == "in" { n[$3]++; all++ } $2 == "out" { n[$3]--; all-- } all > m { m = all }
+    END { print m + 0 }')
+[ "$most" = 2 ] && ok "a turn each on two GPUs: one check on each at once" || bad "two GPUs, one turn each: most $most at once"
+echo "GPU-aaaa, Enabled" >"$dir/gpus"
+checks 3 WORKSHOP_CHECKS_PER_GPU=1
+[ "$most" = 3 ] && ok "MIG: no turns" || bad "MIG: most $most"
+echo "GPU-aaaa, Disabled" >"$dir/gpus"
+checks 1 WORKSHOP_CHECKS_PER_GPU=two
+[ "$codes" = "2 " ] && [ "$(cat "$dir/out.1")" = "error: WORKSHOP_CHECKS_PER_GPU='two' is not a number of checks (0: no limit)" ] &&
+    ok "a setting that is not a number: one line, exit 2" || bad "WORKSHOP_CHECKS_PER_GPU=two: exit $codes, $(cat "$dir/out.1")"
+exit $status
