@@ -28,16 +28,17 @@ bad() { echo "FAIL: $1"; status=1; }
 # checks N [ENV...]: N stand-in checks started at once, each taking a turn, then logging "in" and "out" 0.6 s
 # apart; sets most (the most inside at once), waited (how many said they were waiting) and codes (their exits).
 checks() {
-    local n=$1 i
+    local n=$1 i pids=()
     shift
     rm -f "$dir/log" "$dir/out."*
     for ((i = 1; i <= n; i++)); do
         env "$@" bash -c 'source "$1/launch.sh"; source "$1/gpu_turns.sh"; take_a_turn_on_this_gpu || exit $?
             echo "$EPOCHREALTIME in" >>"$2/log"; sleep 0.6; echo "$EPOCHREALTIME out" >>"$2/log"' \
             _ "$make_dir" "$dir" >"$dir/out.$i" 2>&1 &
+        pids+=($!)
     done
     codes=""
-    for ((i = 1; i <= n; i++)); do wait -n; codes+="$? "; done
+    for ((i = 0; i < n; i++)); do wait "${pids[i]}"; codes+="$? "; done
     most=$(sort -n "$dir/log" 2>/dev/null | awk '$2 == "in" { n++ } $2 == "out" { n-- } n > m { m = n } END { print m + 0 }')
     waited=$(cat "$dir/out."* | grep -c "^== waiting for a turn on this GPU: 2 checks are running on it")
 }
