@@ -10,16 +10,10 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export TMPDIR="$dir/tmp"
 mkdir -p "$TMPDIR" "$dir/smi"
-# The stand-in lists the GPUs in $dir/gpus, each "UUID, MIG mode"; -i UUID lists that one only.
-cat >"$dir/smi/nvidia-smi" <<SMI
-#!/usr/bin/env bash
-only=""
-while [ \$# -gt 0 ]; do [ "\$1" = -i ] && { only=\$2; shift; }; shift; done
-grep -F -- "\$only" "$dir/gpus"
-SMI
-chmod +x "$dir/smi/nvidia-smi"
+# The stand-in nvidia-smi lists the GPUs in FAKE_GPUS (fake_nvidia_smi.sh).
+ln -s "$(cd "$(dirname "$0")" && pwd)/fake_nvidia_smi.sh" "$dir/smi/nvidia-smi"
 export PATH="$dir/smi:$PATH"
-unset CUDA_VISIBLE_DEVICES WORKSHOP_CHECKS_PER_GPU
+unset CUDA_VISIBLE_DEVICES WORKSHOP_CHECKS_PER_GPU FAKE_PROCESSES FAKE_SMI_FAILS
 
 status=0
 ok() { echo "ok: $1"; }
@@ -43,7 +37,7 @@ checks() {
     waited=$(cat "$dir/out."* | grep -c "^== waiting for a turn on this GPU: 2 checks are running on it")
 }
 
-echo "GPU-aaaa, Disabled" >"$dir/gpus"
+export FAKE_GPUS="0, GPU-aaaa, NVIDIA H200, Disabled"
 checks 5 WORKSHOP_CHECKS_PER_GPU=2
 [ "$most" = 2 ] && [ "$(grep -c in "$dir/log")" = 5 ] && [ "$waited" = 3 ] && [ "$codes" = "0 0 0 0 0 " ] &&
     ok "five checks, two turns: two at a time, the three others waited and said so, all five ran" ||
@@ -52,7 +46,7 @@ checks 3 WORKSHOP_CHECKS_PER_GPU=0
 [ "$most" = 3 ] && [ "$waited" = 0 ] && ok "WORKSHOP_CHECKS_PER_GPU=0: no limit" || bad "no limit: most $most, $waited waited"
 checks 6
 [ "$most" = 4 ] && ok "four at a time unless set" || bad "the default: most $most at once"
-printf 'GPU-aaaa, Disabled\nGPU-bbbb, Disabled\n' >"$dir/gpus"
+export FAKE_GPUS=$'0, GPU-aaaa, NVIDIA H200, Disabled\n1, GPU-bbbb, NVIDIA H200, Disabled\n'
 checks 4 WORKSHOP_CHECKS_PER_GPU=2
 [ "$most" = 4 ] && ok "two GPUs, none picked: no turns (which one runs it is not known)" || bad "two GPUs, none picked: most $most"
 rm -f "$dir/log"
@@ -65,10 +59,10 @@ wait
 most=$(sort -n "$dir/log" | awk '$2 == "in" { n[$3]++; all++ } $2 == "out" { n[$3]--; all-- } all > m { m = all }
     END { print m + 0 }')
 [ "$most" = 2 ] && ok "a turn each on two GPUs: one check on each at once" || bad "two GPUs, one turn each: most $most at once"
-echo "GPU-aaaa, Enabled" >"$dir/gpus"
+export FAKE_GPUS="0, GPU-aaaa, NVIDIA H200, Enabled"
 checks 3 WORKSHOP_CHECKS_PER_GPU=1
 [ "$most" = 3 ] && ok "MIG: no turns" || bad "MIG: most $most"
-echo "GPU-aaaa, Disabled" >"$dir/gpus"
+export FAKE_GPUS="0, GPU-aaaa, NVIDIA H200, Disabled"
 checks 1 WORKSHOP_CHECKS_PER_GPU=two
 [ "$codes" = "2 " ] && [ "$(cat "$dir/out.1")" = "error: WORKSHOP_CHECKS_PER_GPU='two' is not a number of checks (0: no limit)" ] &&
     ok "a setting that is not a number: one line, exit 2" || bad "WORKSHOP_CHECKS_PER_GPU=two: exit $codes, $(cat "$dir/out.1")"

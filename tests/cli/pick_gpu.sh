@@ -9,27 +9,14 @@ make_dir=$(dirname "$launch_sh")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-# The stand-in answers the three questions the scripts ask: the GPUs, the processes, and one GPU's compute mode.
+# The stand-in nvidia-smi lists the GPUs and processes in FAKE_GPUS and FAKE_PROCESSES (fake_nvidia_smi.sh).
 mkdir "$dir/bin"
-cat >"$dir/bin/nvidia-smi" <<'SMI'
-#!/usr/bin/env bash
-if [ -n "${FAKE_SMI_FAILS:-}" ]; then
-    echo "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
-    exit 9
-fi
-case "$*" in
-    *--query-gpu=index,uuid,name,mig.mode.current*) printf '%s' "$FAKE_GPUS" ;;
-    *--query-compute-apps=gpu_uuid*) printf '%s' "${FAKE_PROCESSES:-}" ;;
-    "-i GPU-"*"--query-gpu=compute_mode"*) [ "$2" = "${FAKE_EXCLUSIVE:-}" ] && echo Exclusive_Process || echo Default ;;
-    *--query-gpu=compute_mode*) [ -n "${FAKE_EXCLUSIVE:-}" ] && echo Exclusive_Process; echo Default ;;
-    *) echo "stand-in nvidia-smi: not asked for: $*" >&2; exit 1 ;;
-esac
-SMI
+ln -s "$(cd "$(dirname "$0")" && pwd)/fake_nvidia_smi.sh" "$dir/bin/nvidia-smi"
 cat >"$dir/bin/show_gpu" <<'PROGRAM'
 #!/usr/bin/env bash
 echo "${CUDA_VISIBLE_DEVICES-unset}"
 PROGRAM
-chmod +x "$dir/bin/nvidia-smi" "$dir/bin/show_gpu"
+chmod +x "$dir/bin/show_gpu"
 export PATH="$dir/bin:$PATH"
 # No launcher and no GPU setting from a workshop.conf, unless a case sets one.
 export WORKSHOP_LAUNCHER= WORKSHOP_GPU=

@@ -50,31 +50,12 @@ PROGRAM
 chmod +x "$bin/program"
 for p in step3_transpose solution3_transpose solution2_transpose; do ln -s program "$bin/$p"; done
 
-# A stand-in nvidia-smi: the GPUs in $dir/smi_gpus ("UUID, MIG mode" lines), the processes in $dir/smi_apps
-# ("UUID PID" lines); -i UUID narrows both to that GPU; it fails where $dir/smi_fails exists. Without the files,
-# one GPU and nothing on it.
+# The stand-in nvidia-smi (fake_nvidia_smi.sh): one GPU and nothing on it, unless a case says otherwise.
 mkdir -p "$dir/smi"
-cat >"$dir/smi/nvidia-smi" <<SMI
-#!/usr/bin/env bash
-dir="$dir"
-SMI
-cat >>"$dir/smi/nvidia-smi" <<'SMI'
-[ -e "$dir/smi_fails" ] && { echo "NVIDIA-SMI has failed" >&2; exit 9; }
-only="" query=""
-while [ $# -gt 0 ]; do
-    case $1 in -i) only=$2; shift ;; --query-gpu=*) query=gpus ;; --query-compute-apps=*) query=apps ;; esac
-    shift
-done
-gpus=$(cat "$dir/smi_gpus" 2>/dev/null || echo "GPU-aaaa, Disabled")
-case $query in
-    gpus) grep -F -- "$only" <<<"$gpus" ;;
-    apps) [ -e "$dir/smi_apps" ] && grep -F -- "$only" "$dir/smi_apps" | cut -d' ' -f2 ;;
-esac
-exit 0
-SMI
-chmod +x "$dir/smi/nvidia-smi"
-export PATH="$dir/smi:$PATH" TMPDIR="$dir"  # TMPDIR: the turns' files (gpu_turns.sh) go there too
-unset CUDA_VISIBLE_DEVICES
+ln -s "$(cd "$(dirname "$0")" && pwd)/fake_nvidia_smi.sh" "$dir/smi/nvidia-smi"
+one_gpu="0, GPU-aaaa, NVIDIA H200, Disabled"
+export PATH="$dir/smi:$PATH" TMPDIR="$dir" FAKE_GPUS=$one_gpu  # TMPDIR: the turns' files (gpu_turns.sh) go there too
+unset CUDA_VISIBLE_DEVICES FAKE_PROCESSES FAKE_SMI_FAILS
 
 status=0
 ok() { echo "ok: $1"; }
@@ -128,38 +109,31 @@ rm -f "$dir/log"
 # Other programs on the GPU as the timing ends (the students beside this one): the verdict says so on a line of
 # its own below it, and counts only the GPU the check ran on, where nvidia-smi can tell which that is.
 note() { grep -F "using this GPU as the timing ended" <<<"$output"; }
-printf 'GPU-aaaa 101\nGPU-aaaa 102\nGPU-aaaa 103\n' >"$dir/smi_apps"
-run_check
+FAKE_PROCESSES=$'GPU-aaaa\nGPU-aaaa\nGPU-aaaa\n' run_check
 [ $code -eq 0 ] && [ "$(grep -c '^VERDICT step 3 transpose: PASS, 1500 GB/s' <<<"$output")" = 1 ] &&
     grep -qxF "  (3 other programs were using this GPU as the timing ended: the speeds above may be off; check again when it is quieter)" <<<"$output" &&
     ok "three programs beside it: said below the PASS" || bad "three programs beside it (exit $code): $output"
-printf 'GPU-aaaa 101\n' >"$dir/smi_apps"
-run_check
+FAKE_PROCESSES=GPU-aaaa run_check
 grep -q "^  (1 other program was using this GPU" <<<"$output" && ok "one beside it: said" || bad "one beside it: $output"
-rm -f "$dir/smi_apps"
 run_check
 [ $code -eq 0 ] && [ -z "$(note)" ] && ok "nothing beside it: no note" || bad "nothing beside it: $output"
-printf 'GPU-aaaa, Disabled\nGPU-bbbb, Disabled\n' >"$dir/smi_gpus"
-printf 'GPU-aaaa 101\nGPU-aaaa 102\n' >"$dir/smi_apps"
-run_check
+two_gpus=$'0, GPU-aaaa, NVIDIA H200, Disabled\n1, GPU-bbbb, NVIDIA H200, Disabled\n'
+FAKE_GPUS=$two_gpus FAKE_PROCESSES=$'GPU-aaaa\nGPU-aaaa\n' run_check
 [ -z "$(note)" ] && ok "two GPUs, none picked: no note (which one ran it is not known)" || bad "two GPUs, none picked: $output"
-output=$(CUDA_VISIBLE_DEVICES=GPU-bbbb bash "$check" "$bin" 3 transpose 2>&1)
+output=$(CUDA_VISIBLE_DEVICES=GPU-bbbb FAKE_GPUS=$two_gpus FAKE_PROCESSES=$'GPU-aaaa\nGPU-aaaa\n' \
+    bash "$check" "$bin" 3 transpose 2>&1)
 [ -z "$(note)" ] && ok "two GPUs, the other one busy: no note" || bad "the other GPU's programs counted: $output"
-output=$(CUDA_VISIBLE_DEVICES=GPU-aaaa bash "$check" "$bin" 3 transpose 2>&1)
+output=$(CUDA_VISIBLE_DEVICES=GPU-aaaa FAKE_GPUS=$two_gpus FAKE_PROCESSES=$'GPU-aaaa\nGPU-aaaa\n' \
+    bash "$check" "$bin" 3 transpose 2>&1)
 grep -q "^  (2 other programs were using" <<<"$output" && ok "two GPUs, this one busy: said" ||
     bad "two GPUs, this one busy: $output"
-printf 'GPU-aaaa, Enabled\n' >"$dir/smi_gpus"
-run_check
+FAKE_GPUS="0, GPU-aaaa, NVIDIA H200, Enabled" FAKE_PROCESSES=GPU-aaaa run_check
 [ -z "$(note)" ] && ok "MIG: no note" || bad "MIG: $output"
-rm -f "$dir/smi_gpus"
-touch "$dir/smi_fails"
-run_check
+FAKE_SMI_FAILS=1 run_check
 [ $code -eq 0 ] && [ -z "$(note)" ] && ok "nvidia-smi failing: no note, the PASS as ever" || bad "nvidia-smi failing (exit $code): $output"
-rm -f "$dir/smi_fails"
-printf 'GPU-aaaa 101\n' >"$dir/smi_apps"
-run_check fail
+FAKE_PROCESSES=GPU-aaaa run_check fail
 [ $code -eq 1 ] && [ -z "$(note)" ] && ok "FAIL: no note" || bad "FAIL with a note (exit $code): $output"
-rm -f "$dir/smi_apps" "$dir/log"
+rm -f "$dir/log"
 
 # A kernel right on every shape of the battery but wrong at the size that is timed: FAIL, and nothing else timed.
 run_check wrong_when_timed
