@@ -117,7 +117,9 @@ awk -v m="$mine_rate" -v s="$solution_rate" -v p="$previous_rate" -v step="$step
 }'
 # Students who share a GPU share its bandwidth, and the three timings above ran one after the other: each saw its
 # own share of the others' work: with eight students' checks at once on two H200s, a correct step 2 read 2.4x to 8.3x
-# step 1. None of ours holds a CUDA context now, so whatever nvidia-smi lists on this GPU is someone else's.
+# step 1. The checks' timings now take turns on a GPU (common/gpu_timing_lock.hpp), but the others' batteries and
+# sanitizers still run beside them. None of ours holds a CUDA context now, so whatever nvidia-smi lists on this GPU
+# is someone else's.
 others=$(processes_on_this_gpu)
 if [ "${others:-0}" -gt 0 ]; then
     [ "$others" -eq 1 ] && who="1 other program was" || who="$others other programs were"

@@ -12,7 +12,15 @@
 # ($TMPDIR, else /tmp), so the turns count every student's checks on the machine. Where nvidia-smi cannot tell which GPU
 # the check runs on (this_gpu_uuid in pick_gpu.sh), where flock is missing, or where none of the files can be opened,
 # there are no turns.
+# The same folder holds the GPU's timing lock, <UUID>.timing, exported as WORKSHOP_TIMING_LOCK for the check's
+# programs: their timings hold it, so the timings of the checks on one GPU take turns too, whatever the number of
+# turns (common/gpu_timing_lock.hpp says why). Where the GPU is not known there is none.
 #   source gpu_turns.sh (after launch.sh); take_a_turn_on_this_gpu || exit $?    (held until the shell ends)
+
+# make_shared_file PATH: PATH exists, and every user may open it (only its owner's chmod works, and that is enough).
+make_shared_file() {
+    [ -e "$1" ] || { : >>"$1" && chmod 666 "$1"; } 2>/dev/null
+}
 
 take_a_turn_on_this_gpu() {
     local turns uuid
@@ -22,17 +30,19 @@ take_a_turn_on_this_gpu() {
         echo "error: WORKSHOP_CHECKS_PER_GPU='$turns' is not a number of checks (0: no limit)" >&2
         return 2
     fi
-    [ "$turns" -gt 0 ] && command -v flock >/dev/null || return 0
     uuid=$(this_gpu_uuid)
     [ -n "$uuid" ] || return 0
     local dir="${TMPDIR:-/tmp}/workshop-gpu-turns"
-    mkdir -p "$dir" 2>/dev/null && chmod 1777 "$dir" 2>/dev/null  # only its owner's chmod works, and that is enough
+    mkdir -p "$dir" 2>/dev/null && chmod 1777 "$dir" 2>/dev/null  # as for the files below
+    local timing_lock="$dir/$uuid.timing"
+    make_shared_file "$timing_lock" && [ -r "$timing_lock" ] && export WORKSHOP_TIMING_LOCK="$timing_lock"
+    [ "$turns" -gt 0 ] && command -v flock >/dev/null || return 0
     local i file fd opened said=no
     while :; do
         opened=0
         for ((i = 0; i < turns; i++)); do
             file="$dir/$uuid.$i"
-            [ -e "$file" ] || { : >>"$file" && chmod 666 "$file"; } 2>/dev/null
+            make_shared_file "$file"
             { exec {fd}<"$file"; } 2>/dev/null || continue
             opened=$((opened + 1))
             flock -n "$fd" && return 0  # the open file stays locked until this shell and its children end

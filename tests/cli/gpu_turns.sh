@@ -2,7 +2,8 @@
 # make check's turns on a GPU (common/make/gpu_turns.sh), with a stand-in nvidia-smi: no more checks at once on
 # one GPU than WORKSHOP_CHECKS_PER_GPU, the others wait and say so once, and every one of them gets its turn;
 # each GPU has turns of its own; no turns where it cannot be told which GPU a check runs on, or with the setting
-# at 0; a setting that is not a number is one error line and exit 2.
+# at 0; a setting that is not a number is one error line and exit 2. And the GPU's timing lock, named for the
+# check's programs in WORKSHOP_TIMING_LOCK wherever the GPU is known, whatever the number of turns.
 #   gpu_turns.sh MAKE_DIR
 set -u
 make_dir=$1
@@ -13,7 +14,7 @@ mkdir -p "$TMPDIR" "$dir/smi"
 # The stand-in nvidia-smi lists the GPUs in FAKE_GPUS (fake_nvidia_smi.sh).
 ln -s "$(cd "$(dirname "$0")" && pwd)/fake_nvidia_smi.sh" "$dir/smi/nvidia-smi"
 export PATH="$dir/smi:$PATH"
-unset CUDA_VISIBLE_DEVICES WORKSHOP_CHECKS_PER_GPU FAKE_PROCESSES FAKE_SMI_FAILS
+unset CUDA_VISIBLE_DEVICES WORKSHOP_CHECKS_PER_GPU FAKE_PROCESSES FAKE_SMI_FAILS WORKSHOP_TIMING_LOCK
 
 status=0
 ok() { echo "ok: $1"; }
@@ -66,4 +67,22 @@ export FAKE_GPUS="0, GPU-aaaa, NVIDIA H200, Disabled"
 checks 1 WORKSHOP_CHECKS_PER_GPU=two
 [ "$codes" = "2 " ] && [ "$(cat "$dir/out.1")" = "error: WORKSHOP_CHECKS_PER_GPU='two' is not a number of checks (0: no limit)" ] &&
     ok "a setting that is not a number: one line, exit 2" || bad "WORKSHOP_CHECKS_PER_GPU=two: exit $codes, $(cat "$dir/out.1")"
+
+# timing_lock [ENV...]: the WORKSHOP_TIMING_LOCK a check's programs get (a program it starts prints it), and the
+# mode of its file.
+timing_lock() {
+    env "$@" bash -c 'source "$1/launch.sh"; source "$1/gpu_turns.sh"; take_a_turn_on_this_gpu >/dev/null || exit
+        lock=$(printenv WORKSHOP_TIMING_LOCK)
+        echo "${lock:-none} $(stat -c %a "${lock:-/nonexistent}" 2>/dev/null)"' _ "$make_dir"
+}
+lock="$TMPDIR/workshop-gpu-turns/GPU-aaaa.timing 666"
+[ "$(timing_lock)" = "$lock" ] && [ "$(timing_lock WORKSHOP_CHECKS_PER_GPU=0)" = "$lock" ] &&
+    ok "the GPU's timing lock, for every user, with turns or without" ||
+    bad "the timing lock: '$(timing_lock)', and with no turns '$(timing_lock WORKSHOP_CHECKS_PER_GPU=0)'"
+export FAKE_GPUS=$'0, GPU-aaaa, NVIDIA H200, Disabled\n1, GPU-bbbb, NVIDIA H200, Disabled\n'
+[ "$(timing_lock)" = "none " ] && [ "$(timing_lock CUDA_VISIBLE_DEVICES=GPU-bbbb)" = "${lock/aaaa/bbbb}" ] &&
+    ok "two GPUs: the lock of the one picked, none where none is" ||
+    bad "two GPUs: none picked '$(timing_lock)', GPU-bbbb picked '$(timing_lock CUDA_VISIBLE_DEVICES=GPU-bbbb)'"
+export FAKE_GPUS="0, GPU-aaaa, NVIDIA H200, Enabled"
+[ "$(timing_lock)" = "none " ] && ok "MIG: no timing lock" || bad "MIG: timing lock '$(timing_lock)'"
 exit $status

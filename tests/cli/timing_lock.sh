@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A program's timing waits for the GPU's timing lock that make check names in WORKSHOP_TIMING_LOCK
+# (common/gpu_timing_lock.hpp): with the lock held elsewhere for 3 s, the program ends only after it is let go, and
+# correctly. Exit 3, skipped, where there is no GPU.
+#   timing_lock.sh PROGRAM
+set -u
+program=$1
+dir=$(mktemp -d)
+holder=""
+trap '[ -n "$holder" ] && kill $holder 2>/dev/null; rm -rf "$dir"' EXIT
+"$program" --size 256 --min-time 0 >"$dir/out" 2>&1
+code=$?
+if [ $code -eq 3 ]; then cat "$dir/out"; exit 3; fi  # no CUDA device: the program said so
+[ $code -eq 0 ] || { echo "FAIL: the program alone ended with $code"; cat "$dir/out"; exit 1; }
+
+lock="$dir/GPU-test.timing"
+: >"$lock"
+flock "$lock" bash -c 'touch "$1/held"; sleep 3; echo "$EPOCHREALTIME" >"$1/let_go"' _ "$dir" &
+holder=$!
+for ((i = 0; i < 200; i++)); do [ -e "$dir/held" ] && break; sleep 0.05; done
+[ -e "$dir/held" ] || { echo "FAIL: flock(1) did not take the lock here in 10 s"; exit 1; }
+WORKSHOP_TIMING_LOCK="$lock" "$program" --size 256 --min-time 0 >"$dir/out" 2>&1
+code=$?
+ended=$EPOCHREALTIME
+if [ $code -ne 0 ]; then echo "FAIL: with the lock named, the program ended with $code"; cat "$dir/out"; exit 1; fi
+if [ ! -e "$dir/let_go" ] || awk -v e="$ended" -v l="$(cat "$dir/let_go")" 'BEGIN { exit !(e < l) }'; then
+    echo "FAIL: the program ended while another held the timing lock: it timed without waiting"
+    exit 1
+fi
+echo "ok: the timing waited for the lock, and the program ended correctly once it was let go"

@@ -1,0 +1,77 @@
+// make check's timings take turns on a GPU (common/gpu_timing_lock.hpp): a timing waits while another holds the lock,
+// holds it until it ends, and never waits where there is no lock to take.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "gpu_timing_lock.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using workshop::GpuTimingLock;
+
+// A lock file of its own for each test, removed at the end.
+class LockFile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const char* tmp = std::getenv("TMPDIR");
+        path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpu_timing_lock_test.XXXXXX";
+        const int fd = mkstemp(path_.data());
+        ASSERT_GE(fd, 0);
+        close(fd);
+    }
+    void TearDown() override { unlink(path_.c_str()); }
+
+    // Another check's timing: its own open file, locked.
+    int lock_as_another_check() const {
+        const int fd = open(path_.c_str(), O_RDONLY);
+        EXPECT_GE(fd, 0);
+        EXPECT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+        return fd;
+    }
+    bool free_for_another_check() const {
+        const int fd = open(path_.c_str(), O_RDONLY);
+        const bool free = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+        if (fd >= 0) close(fd);
+        return free;
+    }
+
+    std::string path_;
+};
+
+TEST_F(LockFile, WaitsUntilAnotherTimingLetsGo) {
+    const int other = lock_as_another_check();
+    auto timing = std::async(std::launch::async, [this] { return GpuTimingLock(path_.c_str()).held(); });
+    EXPECT_EQ(timing.wait_for(300ms), std::future_status::timeout)
+        << "timed while another check's timing held the lock";
+    close(other);
+    ASSERT_EQ(timing.wait_for(10s), std::future_status::ready) << "still waiting after the other timing let go";
+    EXPECT_TRUE(timing.get());
+}
+
+TEST_F(LockFile, HoldsTheLockUntilTheTimingEnds) {
+    {
+        const GpuTimingLock lock(path_.c_str());
+        EXPECT_TRUE(lock.held());
+        EXPECT_FALSE(free_for_another_check());
+    }
+    EXPECT_TRUE(free_for_another_check());
+}
+
+TEST(GpuTimingLock, NothingToWaitForWithoutAFile) {
+    EXPECT_FALSE(GpuTimingLock(nullptr).held());
+    EXPECT_FALSE(GpuTimingLock("").held());
+    auto timing = std::async(std::launch::async, [] { return GpuTimingLock("/nonexistent/dir/GPU-x.timing").held(); });
+    ASSERT_EQ(timing.wait_for(10s), std::future_status::ready);
+    EXPECT_FALSE(timing.get());
+}
+
+}  // namespace
