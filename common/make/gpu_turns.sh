@@ -33,7 +33,7 @@ take_a_turn_on_this_gpu() {
     uuid=$(this_gpu_uuid)
     [ -n "$uuid" ] || return 0
     local dir="${TMPDIR:-/tmp}/workshop-gpu-turns"
-    mkdir -p "$dir" 2>/dev/null && chmod 1777 "$dir" 2>/dev/null  # as for the files below
+    mkdir -p "$dir" 2>/dev/null && chmod 1777 "$dir" 2>/dev/null  # as for the files (make_shared_file)
     local timing_lock="$dir/$uuid.timing"
     make_shared_file "$timing_lock" && [ -r "$timing_lock" ] && export WORKSHOP_TIMING_LOCK="$timing_lock"
     [ "$turns" -gt 0 ] && command -v flock >/dev/null || return 0
