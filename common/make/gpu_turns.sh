@@ -7,7 +7,8 @@
 # four turns a GPU, the 32 all passed within 85 s, 16 of them after waiting for a turn (20 processes on each GPU at
 # most); with eight, the 16 on one GPU all passed, 8 of them after waiting, within 56 s. So at most
 # WORKSHOP_CHECKS_PER_GPU checks (environment or workshop.conf; 4 unless set, 0 for no limit) run on one GPU at once,
-# and the others wait for a turn: their verdicts come later, but they come.
+# and the others wait for a turn, in the order they came: their verdicts come later, but they come. (16 checks started
+# half a second apart on one H200 got their turns in that order, the last after 30 s, and all passed within 48 s.)
 # A turn is a flock(1) lock on one of that many files, named after the GPU's UUID, in a folder every user can write
 # ($TMPDIR, else /tmp), so the turns count every student's checks on the machine. Where nvidia-smi cannot tell which GPU
 # the check runs on (this_gpu_uuid in pick_gpu.sh), where flock is missing, or where none of the files can be opened,
@@ -37,22 +38,54 @@ take_a_turn_on_this_gpu() {
     local timing_lock="$dir/$uuid.timing"
     make_shared_file "$timing_lock" && [ -r "$timing_lock" ] && export WORKSHOP_TIMING_LOCK="$timing_lock"
     [ "$turns" -gt 0 ] && command -v flock >/dev/null || return 0
-    local i file fd opened said=no
+    # First come, first served: a check that has to wait leaves a marker, <UUID>.waiting.<time>.<pid>, locked for as
+    # long as it waits, and tries for a turn only when no earlier marker is still locked. Polling alone (each waiter
+    # trying every half second) gave a turn that came free to whoever tried first, late or not: in a rehearsal of five
+    # checks for one turn, the order they came in was kept in 1 of 8 tries.
+    local i file fd opened said=no marker="" marker_fd
     while :; do
         opened=0
-        for ((i = 0; i < turns; i++)); do
-            file="$dir/$uuid.$i"
-            make_shared_file "$file"
-            { exec {fd}<"$file"; } 2>/dev/null || continue
-            opened=$((opened + 1))
-            flock -n "$fd" && return 0  # the open file stays locked until this shell and its children end
-            exec {fd}<&-
-        done
-        [ "$opened" -gt 0 ] || return 0
+        # In the queue, or waiting without a marker (none could be made): then it tries as it could without a queue.
+        if { [ $said = yes ] && [ -z "$marker" ]; } || ! an_earlier_check_waits "$dir/$uuid.waiting." "$marker"; then
+            for ((i = 0; i < turns; i++)); do
+                file="$dir/$uuid.$i"
+                make_shared_file "$file"
+                { exec {fd}<"$file"; } 2>/dev/null || continue
+                opened=$((opened + 1))
+                if flock -n "$fd"; then  # the open file stays locked until this shell and its children end
+                    [ -z "$marker" ] || { exec {marker_fd}<&-; rm -f "$marker"; }
+                    return 0
+                fi
+                exec {fd}<&-
+            done
+            [ "$opened" -gt 0 ] || { [ -z "$marker" ] || { exec {marker_fd}<&-; rm -f "$marker"; }; return 0; }
+        fi
         if [ $said = no ]; then
+            marker="$dir/$uuid.waiting.$(date +%s%N).$$"
+            { exec {marker_fd}>"$marker" && flock -n "$marker_fd"; } 2>/dev/null || marker=""
             echo "== waiting for a turn on this GPU: $turns checks are running on it (WORKSHOP_CHECKS_PER_GPU)"
             said=yes
         fi
         sleep 0.5
     done
+}
+
+# an_earlier_check_waits PREFIX [MARKER]: whether a check that came before MARKER (before now, without one) is still
+# waiting: a marker PREFIX<time>.<pid> that sorts before MARKER and is locked. A check that ended while it waited
+# left its marker unlocked; it is skipped, and removed where this user may.
+an_earlier_check_waits() {
+    local prefix=$1 mine=${2:-} other fd LC_ALL=C  # the names compare byte by byte: time (19 digits), then pid
+    for other in "$prefix"*; do
+        [ -e "$other" ] && [ "$other" != "$mine" ] || continue
+        [ -z "$mine" ] || [[ ${other#"$prefix"} < ${mine#"$prefix"} ]] || continue
+        { exec {fd}<"$other"; } 2>/dev/null || continue
+        if flock -n "$fd"; then
+            rm -f "$other" 2>/dev/null
+            exec {fd}<&-
+            continue
+        fi
+        exec {fd}<&-
+        return 0
+    done
+    return 1
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make check's turns on a GPU (common/make/gpu_turns.sh), with a stand-in nvidia-smi: no more checks at once on
-# one GPU than WORKSHOP_CHECKS_PER_GPU, the others wait and say so once, and every one of them gets its turn;
-# each GPU has turns of its own; no turns where it cannot be told which GPU a check runs on, or with the setting
-# at 0; a setting that is not a number is one error line and exit 2. And the GPU's timing lock, named for the
-# check's programs in WORKSHOP_TIMING_LOCK wherever the GPU is known, whatever the number of turns.
+# one GPU than WORKSHOP_CHECKS_PER_GPU, the others wait and say so once, and every one of them gets its turn, first
+# come first served; each GPU has turns of its own; no turns where it cannot be told which GPU a check runs on, or
+# with the setting at 0; a setting that is not a number is one error line and exit 2. And the GPU's timing lock,
+# named for the check's programs in WORKSHOP_TIMING_LOCK wherever the GPU is known, whatever the number of turns.
 #   gpu_turns.sh MAKE_DIR
 set -u
 make_dir=$1
@@ -68,6 +68,47 @@ checks 1 WORKSHOP_CHECKS_PER_GPU=two
 [ "$codes" = "2 " ] && [ "$(cat "$dir/out.1")" = "error: WORKSHOP_CHECKS_PER_GPU='two' is not a number of checks (0: no limit)" ] &&
     ok "a setting that is not a number: one line, exit 2" || bad "WORKSHOP_CHECKS_PER_GPU=two: exit $codes, $(cat "$dir/out.1")"
 
+# First come, first served. One turn, held by a first check until four more have come, one after another, and wait in
+# the queue (each has said so before the next starts): then they run in the order they came. (Polling alone, without
+# the queue, ran them in another order in 7 of 8 tries.)
+rm -f "$dir/order" "$dir/release"
+queued() {  # how many markers of waiting checks there are
+    local markers=("$TMPDIR/workshop-gpu-turns/GPU-aaaa.waiting."*)
+    [ -e "${markers[0]}" ] && echo "${#markers[@]}" || echo 0
+}
+pids=()
+for i in 1 2 3 4 5; do
+    WORKSHOP_CHECKS_PER_GPU=1 bash -c 'source "$1/launch.sh"; source "$1/gpu_turns.sh"; take_a_turn_on_this_gpu
+        echo "$2" >>"$3/order"; until [ -e "$3/release" ]; do sleep 0.05; done; sleep 0.1' \
+        _ "$make_dir" "$i" "$dir" >"$dir/out.$i" 2>&1 &
+    pids+=($!)
+    for ((t = 0; t < 100; t++)); do  # up to 10 s for the check to take the turn (the first) or say it waits
+        [ "$i" = 1 ] && [ -s "$dir/order" ] && break
+        [ "$i" -gt 1 ] && grep -qs waiting "$dir/out.$i" && break
+        sleep 0.1
+    done
+done
+touch "$dir/release"
+for pid in "${pids[@]}"; do wait "$pid"; done
+order=$(paste -sd' ' "$dir/order")
+[ "$order" = "1 2 3 4 5" ] && [ "$(queued)" = 0 ] && ok "one turn, five checks: in the order they came" ||
+    bad "one turn, five checks: order $order, $(queued) markers left"
+# An earlier check still waiting (its marker locked) goes first, even where a turn is free; one that ended while it
+# waited (its marker left unlocked) holds no one back, and its marker is cleared away.
+markers="$TMPDIR/workshop-gpu-turns/GPU-aaaa.waiting"
+: >"$markers.0000000000000000001.1"
+flock "$markers.0000000000000000002.2" sleep 1.5 &
+holder=$!
+sleep 0.2
+start=$EPOCHREALTIME
+WORKSHOP_CHECKS_PER_GPU=1 bash -c 'source "$1/launch.sh"; source "$1/gpu_turns.sh"; take_a_turn_on_this_gpu' \
+    _ "$make_dir" >"$dir/out.1" 2>&1
+took=$(awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.1f", e - s }')
+wait $holder
+[ ! -e "$markers.0000000000000000001.1" ] && awk -v t="$took" 'BEGIN { exit !(t >= 1.0) }' && grep -q waiting "$dir/out.1" &&
+    ok "an earlier check still waiting goes first; one that ended holds no one back" ||
+    bad "queue: took $took s, the ended check's marker $(ls "$markers.0000000000000000001.1" 2>/dev/null || echo cleared)"
+rm -f "$markers".*
 # timing_lock [ENV...]: the WORKSHOP_TIMING_LOCK a check's programs get (a program it starts prints it), and the
 # mode of its file.
 timing_lock() {
