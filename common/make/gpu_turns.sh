@@ -71,21 +71,15 @@ take_a_turn_on_this_gpu() {
 }
 
 # an_earlier_check_waits PREFIX [MARKER]: whether a check that came before MARKER (before now, without one) is still
-# waiting: a marker PREFIX<time>.<pid> that sorts before MARKER and is locked. A check that ended while it waited
-# left its marker unlocked; it is skipped, and removed where this user may.
+# waiting: a marker PREFIX<time>.<pid> that sorts before MARKER and is locked (still_waiting, pick_gpu.sh). The marker
+# of a check that ended while it waited is skipped, and removed where this user may.
 an_earlier_check_waits() {
-    local prefix=$1 mine=${2:-} other fd LC_ALL=C  # the names compare byte by byte: time (19 digits), then pid
+    local prefix=$1 mine=${2:-} other LC_ALL=C  # the names compare byte by byte: time (19 digits), then pid
     for other in "$prefix"*; do
         [ -e "$other" ] && [ "$other" != "$mine" ] || continue
         [ -z "$mine" ] || [[ ${other#"$prefix"} < ${mine#"$prefix"} ]] || continue
-        { exec {fd}<"$other"; } 2>/dev/null || continue
-        if flock -n "$fd"; then
-            rm -f "$other" 2>/dev/null
-            exec {fd}<&-
-            continue
-        fi
-        exec {fd}<&-
-        return 0
+        still_waiting "$other" && return 0
+        rm -f "$other" 2>/dev/null
     done
     return 1
 }

@@ -1,9 +1,10 @@
 # Which GPU a command runs on, where one machine has several and no scheduler hands them out (a server the room
 # shares, a workstation shared with others). Left to itself, CUDA puts every program on its first device: a room
 # of students on one card of eight, or a student's timings on the card that someone's training job fills. So each
-# command runs on the GPU with the fewest processes on it when the command starts. Where several have as few, the
-# student's name decides, so that students who start at the same moment spread over them, and a student alone on
-# the machine gets the same GPU every time. WORKSHOP_GPU (environment, or workshop.conf) chooses otherwise:
+# command runs on the GPU with the fewest processes on it when the command starts, a make check waiting for a turn
+# there counting five (gpu_turns.sh). Where several have as few, the student's name decides, so that students who
+# start at the same moment spread over them, and a student alone on the machine gets the same GPU every time.
+# WORKSHOP_GPU (environment, or workshop.conf) chooses otherwise:
 #   idle, or unset   as above
 #   any              leave it to CUDA (its first device, or what CUDA_VISIBLE_DEVICES says)
 #   N, or a UUID     that GPU: N as nvidia-smi numbers them (`nvidia-smi -L` lists both)
@@ -56,19 +57,44 @@ pick_gpu() {
     fi
     [ "$count" -ge 2 ] && [ "$split" = no ] || return 0
 
-    # Fewest processes first; among those, the first at or after the student's own place in the list.
-    local processes student own best=-1 best_key key i busy
+    # Fewest processes first; among those, the first at or after the student's own place in the list. A make check
+    # waiting for a turn on a GPU (gpu_turns.sh) holds no process there yet, but will run up to five: it counts five.
+    local processes student own best=-1 best_key key i busy waiting best_busy best_waiting
     processes=$(nvidia-smi --query-compute-apps=gpu_uuid --format=csv,noheader 2>/dev/null) || processes=""
     student=${WORKSHOP_STUDENT:-$(id -un 2>/dev/null)}
     own=$(($(cksum <<<"$student" | cut -d' ' -f1) % count))
     for ((i = 0; i < count; i++)); do
         busy=$(grep -c -F -- "${uuids[i]}" <<<"$processes")
-        key=$((busy * count + (i - own + count) % count))
-        if [ "$best" -lt 0 ] || [ "$key" -lt "$best_key" ]; then best=$i best_key=$key; fi
+        waiting=$(checks_waiting_on "${uuids[i]}")
+        key=$(((busy + 5 * waiting) * count + (i - own + count) % count))
+        if [ "$best" -lt 0 ] || [ "$key" -lt "$best_key" ]; then
+            best=$i best_key=$key best_busy=$busy best_waiting=$waiting
+        fi
     done
     picked_gpu=${uuids[best]}
+    local queue=""
+    [ "$best_waiting" -eq 0 ] || queue=", and $best_waiting make check(s) waiting for a turn (five each)"
     picked_why="on GPU ${numbers[best]} of $count, ${names[best]}, which has the fewest processes on it now: \
-$((best_key / count)); WORKSHOP_GPU picks another"
+$best_busy$queue; WORKSHOP_GPU picks another"
+}
+
+# checks_waiting_on UUID: how many make checks wait for a turn on that GPU (gpu_turns.sh): their markers.
+checks_waiting_on() {
+    local marker n=0
+    for marker in "${TMPDIR:-/tmp}/workshop-gpu-turns/$1.waiting."*; do
+        still_waiting "$marker" && n=$((n + 1))
+    done
+    echo "$n"
+}
+
+# still_waiting MARKER: whether the check that left this marker still waits for a turn: it holds the marker's lock for
+# as long as it waits, so a check that ended while waiting left it unlocked. None waits where flock is missing.
+still_waiting() {
+    local fd held=1
+    command -v flock >/dev/null && { exec {fd}<"$1"; } 2>/dev/null || return 1
+    flock -n "$fd" || held=0
+    exec {fd}<&-
+    return $held
 }
 
 # smi_of_this_gpu ARGS: nvidia-smi ARGS about the GPU this command runs on, where CUDA_VISIBLE_DEVICES names one

@@ -18,9 +18,12 @@ echo "${CUDA_VISIBLE_DEVICES-unset}"
 PROGRAM
 chmod +x "$dir/bin/show_gpu"
 export PATH="$dir/bin:$PATH"
-# No launcher and no GPU setting from a workshop.conf, unless a case sets one.
+# No launcher and no GPU setting from a workshop.conf, unless a case sets one; no make check waiting for a turn on
+# this machine's GPUs, unless a case leaves its marker (in a folder of its own).
 export WORKSHOP_LAUNCHER= WORKSHOP_GPU=
 unset CUDA_VISIBLE_DEVICES
+export TMPDIR="$dir/tmp"
+mkdir -p "$TMPDIR/workshop-gpu-turns"
 
 two=$'0, GPU-aaaa-0000, NVIDIA H200, Disabled\n1, GPU-bbbb-1111, NVIDIA H200, Disabled\n'
 four=""
@@ -107,6 +110,29 @@ said=$(WORKSHOP_STUDENT=alice FAKE_PROCESSES=$'GPU-aaaa-0000\n' script -qec "$la
 wanted="(on GPU 1 of 2, NVIDIA H200, which has the fewest processes on it now: 0; WORKSHOP_GPU picks another)"
 if [ "$said" = "$wanted" ]; then echo "ok: on a terminal: $said"
 else echo "FAIL: on a terminal: '$said' (wanted '$wanted')"; status=1; fi
+
+# A make check waiting for a turn on a GPU (its marker locked, gpu_turns.sh) counts as five processes there; the
+# marker of one that ended while waiting (unlocked) counts for nothing.
+other=GPU-aaaa-0000
+[ "$first" = GPU-aaaa-0000 ] && other=GPU-bbbb-1111
+: >"$TMPDIR/workshop-gpu-turns/$first.waiting.0000000000000000001.1"
+expect "a marker left by a check that ended: alice's GPU as before" "$first" WORKSHOP_STUDENT=alice
+flock "$TMPDIR/workshop-gpu-turns/$first.waiting.0000000000000000002.2" sleep 3 &
+holder=$!
+sleep 0.3
+expect "a check waiting for a turn on alice's GPU: the other" "$other" WORKSHOP_STUDENT=alice
+expect "... and four processes on the other: still the other (four against five)" "$other" WORKSHOP_STUDENT=alice \
+    FAKE_PROCESSES="$(printf '%s\n' "$other" "$other" "$other" "$other")"
+expect "... but six on the other: alice's GPU (five against six)" "$first" WORKSHOP_STUDENT=alice \
+    FAKE_PROCESSES="$(printf '%s\n' "$other" "$other" "$other" "$other" "$other" "$other")"
+said=$(WORKSHOP_STUDENT=alice FAKE_PROCESSES=$(printf '%s\n' "$other" "$other" "$other" "$other" "$other" "$other") \
+    script -qec "$launch_sh true" /dev/null | tr -d '\r')
+[[ $said == *"which has the fewest processes on it now: 0, and 1 make check(s) waiting for a turn (five each);"* ]] &&
+    echo "ok: the line on a terminal counts the waiting check: $said" ||
+    { echo "FAIL: the line on a terminal with a check waiting: '$said'"; status=1; }
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+rm -f "$TMPDIR/workshop-gpu-turns/"*
 
 # make status and make watch keep to one GPU for the whole command: keep_to_one_gpu exports the pick.
 got=$(source "$make_dir/lib.sh" && FAKE_PROCESSES=$'GPU-aaaa-0000\n' keep_to_one_gpu && show_gpu)
