@@ -33,35 +33,39 @@ take_a_turn_on_this_gpu() {
     fi
     uuid=$(this_gpu_uuid)
     [ -n "$uuid" ] || return 0
-    local dir="${TMPDIR:-/tmp}/workshop-gpu-turns"
+    local queue dir
+    queue=$(turns_queue "$uuid")
+    dir=$(dirname "$queue")
     mkdir -p "$dir" 2>/dev/null && chmod 1777 "$dir" 2>/dev/null  # as for the files (make_shared_file)
-    local timing_lock="$dir/$uuid.timing"
-    make_shared_file "$timing_lock" && [ -r "$timing_lock" ] && export WORKSHOP_TIMING_LOCK="$timing_lock"
+    # A lock file the programs cannot open is no lock: they time without it (gpu_timing_lock.hpp).
+    make_shared_file "$dir/$uuid.timing"
+    export WORKSHOP_TIMING_LOCK="$dir/$uuid.timing"
     [ "$turns" -gt 0 ] && command -v flock >/dev/null || return 0
     # First come, first served: a check that has to wait leaves a marker, <UUID>.waiting.<time>.<pid>, locked for as
     # long as it waits, and tries for a turn only when no earlier marker is still locked. Polling alone (each waiter
     # trying every half second) gave a turn that came free to whoever tried first, late or not: in a rehearsal of five
     # checks for one turn, the order they came in was kept in 1 of 8 tries.
     local i file fd opened said=no marker="" marker_fd
+    leave_the_queue() { [ -z "$marker" ] || { exec {marker_fd}<&-; rm -f "$marker"; }; }
     while :; do
         opened=0
         # In the queue, or waiting without a marker (none could be made): then it tries as it could without a queue.
-        if { [ $said = yes ] && [ -z "$marker" ]; } || ! an_earlier_check_waits "$dir/$uuid.waiting." "$marker"; then
+        if { [ $said = yes ] && [ -z "$marker" ]; } || ! an_earlier_check_waits "$queue" "$marker"; then
             for ((i = 0; i < turns; i++)); do
                 file="$dir/$uuid.$i"
                 make_shared_file "$file"
                 { exec {fd}<"$file"; } 2>/dev/null || continue
                 opened=$((opened + 1))
                 if flock -n "$fd"; then  # the open file stays locked until this shell and its children end
-                    [ -z "$marker" ] || { exec {marker_fd}<&-; rm -f "$marker"; }
+                    leave_the_queue
                     return 0
                 fi
                 exec {fd}<&-
             done
-            [ "$opened" -gt 0 ] || { [ -z "$marker" ] || { exec {marker_fd}<&-; rm -f "$marker"; }; return 0; }
+            [ "$opened" -gt 0 ] || { leave_the_queue; return 0; }
         fi
         if [ $said = no ]; then
-            marker="$dir/$uuid.waiting.$(date +%s%N).$$"
+            marker="$queue$(date +%s%N).$$"
             { exec {marker_fd}>"$marker" && flock -n "$marker_fd"; } 2>/dev/null || marker=""
             echo "== waiting for a turn on this GPU: $turns checks are running on it (WORKSHOP_CHECKS_PER_GPU)"
             said=yes

@@ -78,10 +78,16 @@ pick_gpu() {
 $best_busy$queue; WORKSHOP_GPU picks another"
 }
 
+# turns_queue UUID: where the markers of the make checks waiting for a turn on that GPU begin (gpu_turns.sh keeps its
+# turns and its queue in that folder): each marker is this, then <time>.<pid>.
+turns_queue() {
+    echo "${TMPDIR:-/tmp}/workshop-gpu-turns/$1.waiting."
+}
+
 # checks_waiting_on UUID: how many make checks wait for a turn on that GPU (gpu_turns.sh): their markers.
 checks_waiting_on() {
     local marker n=0
-    for marker in "${TMPDIR:-/tmp}/workshop-gpu-turns/$1.waiting."*; do
+    for marker in "$(turns_queue "$1")"*; do
         still_waiting "$marker" && n=$((n + 1))
     done
     echo "$n"
