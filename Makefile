@@ -16,7 +16,7 @@ CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITEC
 export PATH := $(PATH):/usr/local/cuda/bin
 # GPU programs run through the room's launcher (WORKSHOP_LAUNCHER in the environment or workshop.conf, e.g. srun);
 # builds stay here. Without one they run right here, on the least busy GPU where there are several.
-LAUNCH := common/make/launch.sh
+LAUNCH := common/room/launch.sh
 
 .PHONY: all build configure setup test test-host test-gpu run status bench class clean watch bench-watch
 
@@ -69,7 +69,7 @@ bench-watch: $(BUILD_DIR)/CMakeCache.txt
 	@common/make/watch_latency.sh $(BUILD_DIR)
 
 class:
-	@common/make/class.sh
+	@common/room/class.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -167,7 +167,7 @@ ran_as_job() {
     else fail "$1: no Slurm job named $2"; fi
 }
 
-launch=common/make/launch.sh
+launch=common/room/launch.sh
 export WORKSHOP_LAUNCHER="srun --partition=gpu --gres=gpu:1 --time=5"
 
 # The time limit takes a minute or so to bite: that job runs beside all the others.
@@ -209,7 +209,7 @@ expect "make class" 0 "^ci-student +step 1 \(transpose\) +- +- +no GPU: builds o
 # The rows a make status on a GPU writes (no GPU here): step reached and step-5 speed as % of the solution.
 gpu_rows=$'5,transpose,yes,PASS,2800,2826,\n5,matmul,yes,PASS,21000,47000,next\n'
 expect "make class with a GPU's figures" 0 "^gpu-student +step 5 \(matmul\) +99% +45% +a GPU" bash -c \
-    'source common/make/class.sh && WORKSHOP_STUDENT=gpu-student class_save "$1" yes >/dev/null && make class' \
+    'source common/room/class.sh && WORKSHOP_STUDENT=gpu-student class_save "$1" yes >/dev/null && make class' \
     _ "$gpu_rows"
 unset WORKSHOP_CLASS_DIR
 
@@ -238,7 +238,7 @@ done
 
 echo "== the instructor's batch script"
 expect "sbatch results.sbatch" 2 "Submitted batch job" \
-    timeout 600 sbatch --wait --partition=gpu --output="$tmp/results-%j.out" common/make/results.sbatch
+    timeout 600 sbatch --wait --partition=gpu --output="$tmp/results-%j.out" common/room/results.sbatch
 expect "its log in build/results" 0 "no CUDA device" cat build/results/job.log
 
 echo "== refused jobs"

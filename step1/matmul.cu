@@ -11,7 +11,7 @@
 //                make solution            (the reference solution, to compare with)
 #include <cstddef>
 
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 void matmul_from_host(const float* A, const float* B, float* C, int M, int N, int K) {
     // TODO(step 1) 1: Allocate three device buffers with cudaMalloc: M * K floats for A, K * N for B and

@@ -9,7 +9,7 @@
 //                make solution            (the reference solution, to compare with)
 #include <cstddef>
 
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 void transpose_from_host(const float* in, float* out, int rows, int cols) {
     // TODO(step 1) 1: Allocate two device buffers of rows * cols floats with cudaMalloc (count the bytes in

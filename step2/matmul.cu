@@ -9,7 +9,7 @@
 // Build and run: cd step2 && make run     (your file, timed, beside cuBLAS)
 //                make check               (your file on the whole battery of shapes)
 //                make solution            (the reference solution, to compare with)
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 // One thread per element of C, laid out the way a matrix is drawn on paper: x runs across the columns (j) and
 // y down the rows (i). Neighbouring threads of a warp (threadIdx.x + 1) take C(i, j + 1), a whole column

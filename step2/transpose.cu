@@ -6,8 +6,8 @@
 // Build and run: cd step2 && make run     (your file, timed)
 //                make check               (your file on the whole battery of shapes)
 //                make solution            (the reference solution, to compare with)
-#include "grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
-#include "step_api.cuh"
+#include "step/grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
+#include "step/step_api.cuh"
 
 // ---- Kernel ------------------------------------------------------------------------------------------------
 // One thread per row of the output, which is a column of the input: thread c walks down column c of `in` and

@@ -9,7 +9,7 @@
 // Build and run: cd step3 && make run     (your file, timed, beside cuBLAS)
 //                make check               (your file on the whole battery of shapes)
 //                make solution            (the reference solution, to compare with)
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 // TODO(step 3) 1: Define the tile side here: constexpr int TILE = 32 (one warp wide, so one column of a tile of
 //                 A or B is a single 128-byte line).

@@ -9,7 +9,7 @@
 // Build and run: cd step4 && make run     (your file, timed, beside cuBLAS)
 //                make check               (your file on the whole battery of shapes)
 //                make solution            (the reference solution, to compare with)
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 // TODO(step 4) 1: Replace TILE by the new shape, all constexpr int: BM = 32 rows and BN = 32 columns of C per
 //                 block (step 3's tile), BK = 32 values of k per shared tile, TN = 8 columns of C per thread,

@@ -10,7 +10,7 @@
 // Build and run: cd step5 && make run     (your file, timed, beside cuBLAS)
 //                make check               (your file on the whole battery of shapes)
 //                make solution            (the reference solution, to compare with)
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 // TODO(step 5) 1: Replace these constants by the new shape, kept together in one struct so the kernel can be
 //                 a template over it: BM = BN = 128 and BK = 8 (block tile), WM = 128 and WN = 32 (the part

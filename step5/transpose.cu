@@ -9,8 +9,8 @@
 // Build and run: cd step5 && make run     (your file, timed)
 //                make check               (your file on the whole battery of shapes)
 //                make solution            (the reference solution, to compare with)
-#include "grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
-#include "step_api.cuh"
+#include "step/grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
+#include "step/step_api.cuh"
 
 // ---- Kernel ------------------------------------------------------------------------------------------------
 constexpr int TILE = 32;  // one warp spans a tile row, so every global access below is one 128-byte line

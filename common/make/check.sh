@@ -18,7 +18,7 @@ shift 3
 # time a full second for the figures that are published). Options given after it, ARGS included, win.
 timing_options=(--min-time 0.2 "$@")
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/gpu_turns.sh"
+source "$(dirname "$0")/../room/gpu_turns.sh"
 take_a_turn_on_this_gpu || exit $?
 # The programs of a check do their CPU work (the data, the references, the verification) with OpenMP, whose
 # threads, one per core in each program unless told otherwise, spin while they wait. On a machine with 64 cores one
@@ -117,7 +117,7 @@ awk -v m="$mine_rate" -v s="$solution_rate" -v p="$previous_rate" -v step="$step
 }'
 # Students who share a GPU share its bandwidth, and the three timings above ran one after the other: each saw its
 # own share of the others' work: with eight students' checks at once on two H200s, a correct step 2 read 2.4x to 8.3x
-# step 1. The checks' timings now take turns on a GPU (common/gpu_timing_lock.hpp), but the others' batteries and
+# step 1. The checks' timings now take turns on a GPU (common/measure/gpu_timing_lock.hpp), but the others' batteries and
 # sanitizers still run beside them. None of ours holds a CUDA context now, so whatever nvidia-smi lists on this GPU
 # is someone else's.
 others=$(processes_on_this_gpu)

@@ -1,7 +1,7 @@
 # Shared by the scripts in this folder and the sanitizer tests (source it; it defines functions only).
 
 # launch and workshop_setting: where GPU programs run (the room's launcher, e.g. srun, or here).
-source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../room/launch.sh"
 
 # gpu_takes_one_process_at_a_time: succeeds where a GPU nvidia-smi sees lets one process at a time make a CUDA
 # context (compute mode exclusive-process); WORKSHOP_ONE_PROCESS_AT_A_TIME=1 rehearses it, as for the programs.

@@ -12,7 +12,7 @@ bold="" normal=""
 if [ -t 1 ]; then bold=$(tput bold 2>/dev/null || true) normal=$(tput sgr0 2>/dev/null || true); fi
 
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/class.sh"
+source "$(dirname "$0")/../room/class.sh"
 source "$(dirname "$0")/progress.sh"
 
 # build_step BUILD TARGET: builds TARGET, printing the compiler's messages when it fails. In the launcher's job

@@ -30,7 +30,7 @@ BUILD = @JOBS=$(JOBS) $(MAKE_DIR)/quiet_build.sh $(BUILD_DIR)
 # Runs a shell loop that runs GPU programs as one job of the room's launcher (WORKSHOP_LAUNCHER, e.g. srun), so
 # every figure of one command comes from the same GPU; without a launcher, right here, on the least busy of its GPUs
 # (pick_gpu.sh). Builds stay outside it.
-ON_GPU = @$(MAKE_DIR)/launch.sh bash -c
+ON_GPU = @$(TOP)/common/room/launch.sh bash -c
 
 .PHONY: all build run check solution sanitize profile clean configure watch
 

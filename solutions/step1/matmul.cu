@@ -8,7 +8,7 @@
 //                make run / make check       (the same, built from your own step1/matmul.cu)
 #include <cstddef>
 
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 void matmul_from_host(const float* A, const float* B, float* C, int M, int N, int K) {
     // The kernel can only read device memory, so each matrix needs a device copy. The link between host and

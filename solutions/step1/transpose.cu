@@ -7,7 +7,7 @@
 //                make run / make check       (the same, built from your own step1/transpose.cu)
 #include <cstddef>
 
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 void transpose_from_host(const float* in, float* out, int rows, int cols) {
     // The GPU cannot work on host memory directly here: it needs buffers of its own, and the data must be

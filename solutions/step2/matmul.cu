@@ -7,7 +7,7 @@
 //
 // Build and run: cd step2 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step2/matmul.cu)
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 // Same arithmetic as step 1; only the mapping from threads to elements of C changed. The loop now runs over
 // columns, because they are the ones on the grid's y side (at most 65535 blocks tall, so a C of more than half

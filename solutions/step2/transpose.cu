@@ -5,8 +5,8 @@
 //
 // Build and run: cd step2 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step2/transpose.cu)
-#include "grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
-#include "step_api.cuh"
+#include "step/grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
+#include "step/step_api.cuh"
 
 // ---- Kernel ------------------------------------------------------------------------------------------------
 // One thread per element. Neighbouring threads of a warp (consecutive threadIdx.x) take neighbouring columns,

@@ -8,7 +8,7 @@
 //
 // Build and run: cd step3 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step3/matmul.cu)
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 constexpr int TILE = 32;  // a warp's width: one tile column of A or B is one 128-byte line
 

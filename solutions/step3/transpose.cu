@@ -6,8 +6,8 @@
 //
 // Build and run: cd step3 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step3/transpose.cu)
-#include "grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
-#include "step_api.cuh"
+#include "step/grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
+#include "step/step_api.cuh"
 
 // ---- Kernel ------------------------------------------------------------------------------------------------
 constexpr int TILE = 32;  // one warp spans a tile row, so every global access below is one 128-byte line

@@ -9,7 +9,7 @@
 //
 // Build and run: cd step4 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step4/matmul.cu)
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 // All compile-time constants: the compiler unrolls the loops over them and keeps acc[] in registers (an array
 // indexed by anything it cannot resolve at compile time would go to slow local memory instead).

@@ -22,8 +22,8 @@
 #include <climits>
 #include <cstdint>
 
-#include "grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
-#include "step_api.cuh"
+#include "step/grid_shape.cuh"  // grid_covering() and block_row(): grids for any matrix size
+#include "step/step_api.cuh"
 
 // ---- The shape of the work ----------------------------------------------------------------------------------
 // Block tile 128 x 128 of C with k steps of 8; 4 warps, each with a 128 x 32 warp tile; 8 x 16 per thread. Per k

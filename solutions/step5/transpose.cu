@@ -14,7 +14,7 @@
 //                make run / make check       (the same, built from your own step5/transpose.cu)
 #include <cstdint>
 
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 // ---- Kernel ------------------------------------------------------------------------------------------------
 constexpr int TILE = 64;       // a block moves a TILE x TILE tile: 16 KiB in, 16 KiB out

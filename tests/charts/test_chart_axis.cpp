@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "chart_axis.hpp"
+#include "report/chart_axis.hpp"
 
 using namespace workshop::chart;
 

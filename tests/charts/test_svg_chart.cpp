@@ -8,8 +8,8 @@
 #include <regex>
 #include <set>
 
-#include "chart_axis.hpp"
-#include "svg_chart.hpp"
+#include "report/chart_axis.hpp"
+#include "report/svg_chart.hpp"
 
 using namespace workshop;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stands in for nvidia-smi in the tests of the GPU pick, the turns on a GPU and the line under a shared GPU's PASS
-# (common/make/pick_gpu.sh, gpu_turns.sh, check.sh), on a machine with or without GPUs. It answers the questions
+# (common/room/pick_gpu.sh, gpu_turns.sh, check.sh), on a machine with or without GPUs. It answers the questions
 # those scripts ask, from the environment:
 #   FAKE_GPUS        the GPUs, one "index, UUID, name, MIG mode" line each
 #   FAKE_PROCESSES   the compute processes, one line each: the UUID of the GPU it runs on

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make check's turns on a GPU (common/make/gpu_turns.sh), with a stand-in nvidia-smi: no more checks at once on
+# make check's turns on a GPU (common/room/gpu_turns.sh), with a stand-in nvidia-smi: no more checks at once on
 # one GPU than WORKSHOP_CHECKS_PER_GPU, the others wait and say so once, and every one of them gets its turn, first
 # come first served; each GPU has turns of its own; no turns where it cannot be told which GPU a check runs on, or
 # with the setting at 0; a setting that is not a number is one error line and exit 2. And the GPU's timing lock,

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Which GPU a command gets on a machine with several (common/make/pick_gpu.sh, through launch.sh), with a
+# Which GPU a command gets on a machine with several (common/room/pick_gpu.sh, through launch.sh), with a
 # stand-in for nvidia-smi that lists the GPUs and processes each case asks for, and a stand-in program that
 # prints the CUDA_VISIBLE_DEVICES it was given. Needs no GPU.
 #   pick_gpu.sh LAUNCH_SH
 set -u
 launch_sh=$1
-make_dir=$(dirname "$launch_sh")
+make_dir=$(dirname "$launch_sh")/../make
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 

@@ -7,7 +7,7 @@ set -u
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
 mkdir -p "$tree/common" "$tree/build/bin"
-cp -r "$1" "$tree/common/make"
+cp -r "$1" "$tree/common/make" && cp -r "$1/../room" "$tree/common/room"
 for step in 1 2 3 4 5; do
     mkdir -p "$tree/step$step"
     : >"$tree/step$step/transpose.cu"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A program's timing waits for the GPU's timing lock that make check names in WORKSHOP_TIMING_LOCK
-# (common/gpu_timing_lock.hpp): with the lock held elsewhere for 3 s, the program ends only after it is let go, and
+# (common/measure/gpu_timing_lock.hpp): with the lock held elsewhere for 3 s, the program ends only after it is let go, and
 # correctly. Exit 3, skipped, where there is no GPU.
 #   timing_lock.sh PROGRAM
 set -u

@@ -2,10 +2,10 @@
 // runs, never outside one, and never for cudaMemcpyDefault; a check whose calls made a wrong one fails for it.
 #include <vector>
 
-#include "allocations.hpp"
-#include "checked_launch.hpp"
-#include "copy_directions.hpp"
-#include "device_buffer.cuh"
+#include "ledger/allocations.hpp"
+#include "check/checked_launch.hpp"
+#include "ledger/copy_directions.hpp"
+#include "step/device_buffer.cuh"
 #include "gpu_test_support.hpp"
 
 using namespace workshop;

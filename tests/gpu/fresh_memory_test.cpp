@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "allocations.hpp"
+#include "ledger/allocations.hpp"
 #include "gpu_test_support.hpp"
-#include "matrix_data.hpp"
+#include "verify/matrix_data.hpp"
 
 using namespace workshop;
 

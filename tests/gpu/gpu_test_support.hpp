@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "shapes.hpp"
+#include "check/shapes.hpp"
 
 #ifndef WORKSHOP_STEP
 #define WORKSHOP_STEP 0

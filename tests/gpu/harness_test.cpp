@@ -9,22 +9,22 @@
 #include <thread>
 #include <vector>
 
-#include "allocations.hpp"
-#include "checked_launch.hpp"
-#include "cublas_reference.hpp"
-#include "cuda_objects.hpp"
-#include "device_buffer.cuh"
-#include "device_info.hpp"
-#include "device_kernels.cuh"
+#include "ledger/allocations.hpp"
+#include "check/checked_launch.hpp"
+#include "measure/cublas_reference.hpp"
+#include "ledger/cuda_objects.hpp"
+#include "step/device_buffer.cuh"
+#include "measure/device_info.hpp"
+#include "measure/device_kernels.cuh"
 #include "gpu_test_support.hpp"
-#include "guarded_matrix.hpp"
-#include "matrix_data.hpp"
-#include "program_support.hpp"
-#include "step_api.cuh"
-#include "cpu_reference.hpp"
-#include "timing.hpp"
+#include "check/guarded_matrix.hpp"
+#include "verify/matrix_data.hpp"
+#include "programs/program_support.hpp"
+#include "step/step_api.cuh"
+#include "verify/cpu_reference.hpp"
+#include "measure/timing.hpp"
 #include "unset_shared_tiles.cuh"
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 using namespace workshop;
 

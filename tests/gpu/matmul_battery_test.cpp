@@ -1,8 +1,8 @@
 // The matmul battery on the GPU for the step linked beside it: NaN-poisoned output within the K-scaled tolerance,
 // guard zones around every matrix, and misaligned pointers on the shapes that ask for them.
 #include "gpu_test_support.hpp"
-#include "shapes.hpp"
-#include "step_checks.hpp"
+#include "check/shapes.hpp"
+#include "check/step_checks.hpp"
 
 using namespace workshop;
 

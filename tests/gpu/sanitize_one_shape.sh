@@ -25,7 +25,7 @@ fi
 failed=0
 for tool in memcheck racecheck synccheck; do
     start=$SECONDS
-    # As make check does (common/battery.cpp): a gap after every allocation, so a read past one is seen.
+    # As make check does (common/check/battery.cpp): a gap after every allocation, so a read past one is seen.
     padding=()
     [ "$tool" = memcheck ] && padding=(--padding 1048576)
     output=$("$sanitizer" --tool "$tool" "${padding[@]}" --error-exitcode 86 --show-backtrace no \

@@ -1,8 +1,8 @@
 // The transpose battery on the GPU for the step linked beside it: exact comparison after NaN poisoning, guard
 // zones around every matrix, and misaligned pointers on the shapes that ask for them.
 #include "gpu_test_support.hpp"
-#include "shapes.hpp"
-#include "step_checks.hpp"
+#include "check/shapes.hpp"
+#include "check/step_checks.hpp"
 
 using namespace workshop;
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "step_api.cuh"
+#include "step/step_api.cuh"
 
 namespace workshop {
 

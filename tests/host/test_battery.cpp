@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "battery.hpp"
+#include "check/battery.hpp"
 #include "shell_job.hpp"
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 using namespace workshop;
 

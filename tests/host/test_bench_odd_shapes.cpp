@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_odd_shapes.hpp"
+#include "programs/bench_odd_shapes.hpp"
 
 using namespace workshop;
 

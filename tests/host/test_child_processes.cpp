@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "child_processes.hpp"
+#include "check/child_processes.hpp"
 #include "shell_job.hpp"
 
 using namespace workshop;

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "cpu_reference.hpp"
-#include "matrix_data.hpp"
+#include "verify/cpu_reference.hpp"
+#include "verify/matrix_data.hpp"
 
 using namespace workshop;
 

@@ -1,4 +1,4 @@
-// make check's timings take turns on a GPU (common/gpu_timing_lock.hpp): a timing waits while another holds the lock,
+// make check's timings take turns on a GPU (common/measure/gpu_timing_lock.hpp): a timing waits while another holds the lock,
 // holds it until it ends, and never waits where there is no lock to take.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "gpu_timing_lock.hpp"
+#include "measure/gpu_timing_lock.hpp"
 
 namespace {
 

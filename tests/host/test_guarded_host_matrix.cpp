@@ -11,8 +11,8 @@
 #include <cstring>
 #include <vector>
 
-#include "exit_codes.hpp"
-#include "guarded_host_matrix.hpp"
+#include "base/exit_codes.hpp"
+#include "check/guarded_host_matrix.hpp"
 
 using namespace workshop;
 

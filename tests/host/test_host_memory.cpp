@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "host_memory.hpp"
+#include "ledger/host_memory.hpp"
 
 using namespace workshop;
 namespace fs = std::filesystem;

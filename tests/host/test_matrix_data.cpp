@@ -8,7 +8,7 @@
 #include <set>
 #include <vector>
 
-#include "matrix_data.hpp"
+#include "verify/matrix_data.hpp"
 
 using namespace workshop;
 

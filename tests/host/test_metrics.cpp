@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "metrics.hpp"
-#include "perf_model.hpp"
-#include "timing.hpp"
+#include "measure/metrics.hpp"
+#include "measure/perf_model.hpp"
+#include "measure/timing.hpp"
 
 using namespace workshop;
 

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "options.hpp"
+#include "programs/options.hpp"
 
 using namespace workshop;
 

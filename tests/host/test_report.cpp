@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "report.hpp"
+#include "report/report.hpp"
 
 using namespace workshop;
 

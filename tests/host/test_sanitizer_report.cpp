@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "sanitizer_report.hpp"
+#include "check/sanitizer_report.hpp"
 
 using namespace workshop;
 

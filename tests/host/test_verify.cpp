@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "cpu_reference.hpp"
-#include "matrix_data.hpp"
-#include "verify.hpp"
+#include "verify/cpu_reference.hpp"
+#include "verify/matrix_data.hpp"
+#include "verify/verify.hpp"
 
 using namespace workshop;
 

@@ -1,0 +1,113 @@
+// make check's engine: the shape battery, and compute-sanitizer's memcheck, racecheck and synccheck at two small
+// shapes beside it (a process per tool, the program running itself with --check-sanitizer-shapes); in step 1,
+// also the round trip through host memory at one very large shape. The shapes of the battery
+// run in one child process, in turn (the program runs itself with --check-in-turn): creating a CUDA context costs
+// a few tenths of a second, once instead of once a shape. A kernel that faults poisons its context and one that
+// hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
+// several at a time, and a bad shape takes down no other; one that gives no answer there gets a second run by
+// itself (run_again_alone). On a GPU that takes one process at a time, every child runs alone. The process that
+// runs the battery makes no CUDA context of its own. Prints a line per shape and per tool, then one last line
+// that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run here (too
+// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; make check turns it
+// into the verdict.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check/child_processes.hpp"
+
+namespace workshop {
+
+struct BatteryShape {
+    std::string label;              // "31x33", "64x96+1"
+    std::vector<std::string> args;  // for --check-shape: "--rows", "31", "--cols", "33", ...
+    bool equal_sides = false;       // rows == cols, or M == N == K: a size mixed up with another goes unseen here
+    bool outgrows_a_grid = false;   // a side longer than 65535 blocks of 16: more than one grid's height
+};
+
+struct BatteryRequest {
+    std::string title;                     // "transpose battery, step 3"
+    std::vector<BatteryShape> shapes;
+    // Where the sanitizers run (guards off, so memcheck sees): the labels, "67x45"; each tool's process runs the
+    // shapes themselves with --check-sanitizer-shapes.
+    std::vector<std::string> sanitizer_shapes;
+    std::vector<std::string> common_args;  // passed to every child: the seed, and --say-ready (kChildReady)
+    // Step 1 only: its *_from_host once more, in a process of its own, at a shape whose matrices pass 2^31 bytes
+    // (where a byte count kept in an int goes wrong); "SKIP not tried here" where the machine has too little memory.
+    std::optional<BatteryShape> round_trip_shape;
+    // memcheck also reports device memory never freed. Only in step 1, whose *_from_host must free what it
+    // allocates (its TODO says so); later steps may keep a buffer for the life of the program, as step 5's
+    // matmul solution does.
+    bool check_leaks = false;
+    // The GPU lets one process at a time make a context (compute mode exclusive-process): every child runs alone.
+    bool one_process_at_a_time = false;
+};
+
+// What make check's children (--check-shape, --check-in-turn, --check-round-trip, given --say-ready) print once
+// they have a CUDA context, before any of the student's code runs: their time limits count from there
+// (ChildJob::ready_line). The same options typed by hand print no such line.
+constexpr const char* kChildReady = "@@ ready";
+
+// Why a child could not run its shape or tool here, or empty: the harness's refusal for too little free memory
+// (its "not enough ... memory" line, before any of the student's code ran, also where there is no room for a CUDA
+// context), a GPU that takes one process at a time held by another (its "GPU busy: " line), or a child not ready
+// to start in time. None says anything about the student's code, so make check says NOT CHECKED, not FAIL. Step
+// 1's own host code ends with exit 4 too when its cudaMalloc fails, or on a std::bad_alloc: those are the
+// student's.
+std::string not_run_reason(const ChildResult& r);
+// What to do about a not_run_reason(): free memory, or wait for a quieter GPU.
+std::string what_to_do_when_not_run(const std::string& why);
+
+// A shape whose process gave no answer in time while other shapes' processes ran beside it gets one more run, by
+// itself, before it counts as never finished: other processes on the GPU (the check's own, a room's) stretch a
+// kernel's time, and a limit counts wall time. Runs the jobs one at a time and stops at the first that times out
+// again, so that a kernel that really never finishes costs one more limit, not one a shape. Returns each job's
+// result, or nothing for the jobs after that one.
+std::vector<std::optional<ChildResult>> run_again_alone(const std::vector<ChildJob>& jobs);
+
+// What --check-in-turn prints around each shape's verdict: "<begins> I" before it, "<ends> I EXIT" after it.
+constexpr const char* kShapeBegins = "@@ shape begins";
+constexpr const char* kShapeEnds = "@@ shape ends";
+
+// The shapes a --check-in-turn child finished, read from its output: for shape I, what it printed between its
+// markers and the exit code it reported, as if it had run alone; empty for the shapes it never finished.
+std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count);
+
+// A clause for make check's FAIL line, or empty: when every shape with equal sides passes and only shapes whose
+// sides differ fail, one size most likely stands where another belongs (a rows for a cols, an M for an N). The
+// shapes that outgrow a grid count for neither side: they fail for a reason of their own, the next one's.
+std::string mixed_up_sizes_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed);
+
+// A clause for make check's FAIL line, or empty: when the only shapes that fail are those with a side longer than
+// one grid's height, the grid most likely asks for more than 65535 blocks on y, or stops there with no loop
+// over the rest.
+std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std::vector<bool>& passed);
+
+// A clause for make check's FAIL line, or empty: when `unsteady` of the `failing` shapes gave another answer on a
+// second launch with every element written (Verdict::compare_second_launch), the two hints above would read luck
+// as a pattern: a value read before it is set passes or fails a shape by chance. This one takes their place.
+std::string unsteady_answers_hint(size_t unsteady, size_t failing);
+// Whether a failing shape's headline counts as unsteady for it: another answer on the second launch, with every
+// element written and none taken from shared memory that no thread wrote (which explains the change).
+bool unsteady_answer(const std::string& headline);
+
+// The clause for make check's FAIL line when a failing shape's program made a stream with cudaStreamNonBlocking
+// (its details carry kNonBlockingStreamMade): the checks' poison waits until a kernel on that stream has run
+// (GuardedMatrix::poison), so every shape fails for the stream and not for a pattern, and this takes the place of
+// the three hints above.
+std::string non_blocking_stream_hint();
+
+// A clause for make check's FAIL line when step 1's round trip with matrices of more than 2^31 bytes fails, or
+// empty: when every shape of the battery passes, a byte count most likely lives in an int.
+std::string byte_count_hint(bool battery_passed);
+
+// The battery and the memory checks; returns the program's exit code (0 only when everything passed, 4 for NOT
+// CHECKED).
+int run_battery(const BatteryRequest& request);
+
+// make sanitize: the same three tools at the sanitizer shapes, each finding with its source line.
+int run_sanitizers(const BatteryRequest& request);
+
+}  // namespace workshop

@@ -1,0 +1,176 @@
+#include "check/child_processes.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+namespace workshop {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::duration as_duration(double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+struct Running {
+    size_t job;
+    pid_t pid;
+    int out_fd, err_fd;
+    Clock::time_point started, deadline;  // started: at its ready line, once it has printed it
+    ChildResult result;
+};
+
+// Whether `out` holds `line` as a whole line.
+bool has_line(const std::string& out, const std::string& line) {
+    for (size_t at = out.find(line); at != std::string::npos; at = out.find(line, at + 1))
+        if ((at == 0 || out[at - 1] == '\n') && out.compare(at + line.size(), 1, "\n") == 0) return true;
+    return false;
+}
+
+std::optional<Running> start(const ChildJob& job, size_t index) {
+    int out[2], err[2];
+    if (pipe(out) != 0) return std::nullopt;
+    if (pipe(err) != 0) {
+        close(out[0]), close(out[1]);
+        return std::nullopt;
+    }
+    std::vector<char*> argv;
+    for (const auto& a : job.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+
+    const pid_t pid = fork();
+    if (pid == 0) {  // the child: only async-signal-safe calls until exec
+        setpgid(0, 0);
+        // No child reads input, and none should reach the terminal that make watch reads its keys from.
+        const int nothing = open("/dev/null", O_RDONLY);
+        if (nothing > STDIN_FILENO) dup2(nothing, STDIN_FILENO), close(nothing);
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+        close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+        execvp(argv[0], argv.data());
+        const char message[] = "could not start the program\n";
+        (void)!write(STDERR_FILENO, message, sizeof message - 1);
+        _exit(127);
+    }
+    close(out[1]), close(err[1]);
+    if (pid < 0) {
+        close(out[0]), close(err[0]);
+        return std::nullopt;
+    }
+    setpgid(pid, pid);  // also here, so the group exists whichever of the two runs first
+    const auto now = Clock::now();
+    Running r{index, pid, out[0], err[0], now, now + as_duration(job.timeout_s), {}};
+    if (!job.ready_line.empty()) {
+        r.result.ready = false;
+        r.deadline = now + as_duration(job.start_timeout_s);
+    }
+    return r;
+}
+
+// Reads what is there; returns false at end of file.
+bool drain(int fd, std::string& into) {
+    char buffer[4096];
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n > 0) into.append(buffer, static_cast<size_t>(n));
+    return n > 0 || (n < 0 && errno == EINTR);
+}
+
+void finish(Running& r, bool killed) {
+    if (killed) kill(-r.pid, SIGKILL);
+    int status = 0;
+    while (waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (killed) kill(-r.pid, SIGKILL);  // anything the child started and left behind
+    r.result.timed_out = killed;
+    if (WIFEXITED(status)) r.result.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) r.result.signal = WTERMSIG(status);
+    r.result.seconds = std::chrono::duration<double>(Clock::now() - r.started).count();
+    if (r.out_fd >= 0) close(r.out_fd);
+    if (r.err_fd >= 0) close(r.err_fd);
+}
+
+}  // namespace
+
+void run_children(const std::vector<ChildJob>& jobs, int parallel,
+                  const std::function<void(size_t, const ChildResult&)>& on_done) {
+    std::vector<Running> running;
+    size_t next_to_start = 0, finished = 0;
+    if (parallel < 1) parallel = 1;
+    auto report = [&](size_t job, const ChildResult& result) {
+        ++finished;
+        on_done(job, result);
+    };
+
+    while (finished < jobs.size()) {
+        while (next_to_start < jobs.size() && static_cast<int>(running.size()) < parallel) {
+            if (auto r = start(jobs[next_to_start], next_to_start)) {
+                running.push_back(std::move(*r));
+            } else {
+                ChildResult failed;
+                failed.err =
+                    fmt::format("could not start {}: {}", jobs[next_to_start].argv.at(0), std::strerror(errno));
+                report(next_to_start, failed);
+            }
+            ++next_to_start;
+        }
+
+        if (!running.empty()) {
+            std::vector<pollfd> fds;
+            auto nearest = running.front().deadline;
+            for (const auto& r : running) {
+                if (r.out_fd >= 0) fds.push_back({r.out_fd, POLLIN, 0});
+                if (r.err_fd >= 0) fds.push_back({r.err_fd, POLLIN, 0});
+                nearest = std::min(nearest, r.deadline);
+            }
+            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(nearest - Clock::now()).count();
+            poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(0, std::min<long long>(wait + 1, 1000))));
+
+            for (auto it = running.begin(); it != running.end();) {
+                Running& r = *it;
+                for (auto& f : fds) {
+                    if (!(f.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+                    if (f.fd == r.out_fd && !drain(r.out_fd, r.result.out)) close(r.out_fd), r.out_fd = -1;
+                    else if (f.fd == r.err_fd && !drain(r.err_fd, r.result.err)) close(r.err_fd), r.err_fd = -1;
+                }
+                const ChildJob& job = jobs[r.job];
+                if (!r.result.ready && has_line(r.result.out, job.ready_line)) {
+                    r.result.ready = true;
+                    r.started = Clock::now();
+                    r.deadline = r.started + as_duration(job.timeout_s);
+                }
+                const bool closed = r.out_fd < 0 && r.err_fd < 0;
+                const bool late = Clock::now() >= r.deadline;
+                if (closed || late) {
+                    finish(r, !closed);
+                    const Running ended = std::move(r);
+                    it = running.erase(it);
+                    report(ended.job, ended.result);
+                } else {
+                    ++it;
+                }
+            }
+        }
+    }
+}
+
+std::string describe_ending(const ChildResult& r) {
+    if (r.timed_out) return fmt::format("{} after {:.0f} s", r.ready ? "no answer" : "not ready", r.seconds);
+    if (r.signal) {
+        const char* name = sigabbrev_np(r.signal);
+        return fmt::format("killed by SIG{}", name ? name : std::to_string(r.signal).c_str());
+    }
+    return fmt::format("exit {}", r.exit_code);
+}
+
+}  // namespace workshop

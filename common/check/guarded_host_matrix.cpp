@@ -1,0 +1,133 @@
+#include "check/guarded_host_matrix.hpp"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+#include "base/exit_codes.hpp"
+
+namespace workshop {
+
+namespace {
+
+// What the fault handler knows of one matrix. The handler may only call async-signal-safe functions, so the FAIL
+// lines are written out beforehand, and it only compares addresses and calls write() and _exit().
+struct Guard {
+    std::atomic<bool> in_use{false};
+    uintptr_t before_begin = 0, before_end = 0, after_begin = 0, after_end = 0;
+    char past_the_end[512] = {};
+    char before_the_start[512] = {};
+};
+
+constexpr int kGuards = 16;  // a round trip has at most three matrices
+Guard guards[kGuards];
+int guards_in_use = 0;  // changed outside the handler only, on one thread
+struct sigaction previous_segv, previous_bus;
+
+bool within(uintptr_t a, uintptr_t begin, uintptr_t end) { return a >= begin && a < end; }
+
+void say_and_exit(const char* line) {
+    size_t left = std::strlen(line);
+    while (left > 0) {
+        const ssize_t n = write(STDOUT_FILENO, line, left);
+        if (n <= 0) break;
+        line += n;
+        left -= static_cast<size_t>(n);
+    }
+    _exit(kExitWrongAnswer);
+}
+
+void on_fault(int signal_number, siginfo_t* info, void*) {
+    const auto address = reinterpret_cast<uintptr_t>(info->si_addr);
+    for (const Guard& g : guards) {
+        if (!g.in_use.load(std::memory_order_acquire)) continue;
+        if (within(address, g.after_begin, g.after_end)) say_and_exit(g.past_the_end);
+        if (within(address, g.before_begin, g.before_end)) say_and_exit(g.before_the_start);
+    }
+    // Not one of ours: put back what was there before and return, so that the access faults again and ends the
+    // program as it would have without the guards (or goes to the handler that was there). A signal that another
+    // process sent (kill) has no access to repeat, so it is sent again; it arrives once this handler returns.
+    sigaction(signal_number, signal_number == SIGSEGV ? &previous_segv : &previous_bus, nullptr);
+    if (info->si_code <= 0) raise(signal_number);
+}
+
+void watch_faults() {
+    if (guards_in_use++ > 0) return;
+    struct sigaction action {};
+    action.sa_sigaction = on_fault;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &previous_segv);
+    sigaction(SIGBUS, &action, &previous_bus);
+}
+
+void stop_watching_faults() {
+    if (--guards_in_use > 0) return;
+    sigaction(SIGSEGV, &previous_segv, nullptr);
+    sigaction(SIGBUS, &previous_bus, nullptr);
+}
+
+void copy_line(char (&to)[512], const std::string& line) {
+    const size_t n = std::min(line.size(), sizeof to - 1);
+    std::memcpy(to, line.data(), n);
+    to[n] = '\0';
+}
+
+}  // namespace
+
+GuardedHostMatrix::GuardedHostMatrix(size_t count, const std::string& function, const std::string& name,
+                                     const std::string& shape)
+    : count_(count) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = count * sizeof(float);
+    const size_t data_pages = (bytes + page - 1) / page;
+    mapping_bytes_ = (data_pages + 2) * page;
+    void* mapping = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED) throw std::bad_alloc();
+    mapping_ = mapping;
+    char* base = static_cast<char*>(mapping);
+    char* after = base + (data_pages + 1) * page;
+    if (mprotect(base, page, PROT_NONE) != 0 || mprotect(after, page, PROT_NONE) != 0) {
+        munmap(mapping_, mapping_bytes_);
+        throw std::runtime_error("mprotect failed for a guarded host matrix");
+    }
+    data_ = reinterpret_cast<float*>(after - bytes);
+
+    for (int i = 0; i < kGuards && slot_ < 0; ++i)
+        if (!guards[i].in_use.load()) slot_ = i;
+    if (slot_ < 0) {
+        munmap(mapping_, mapping_bytes_);
+        throw std::logic_error("more guarded host matrices at once than the fault handler can tell apart");
+    }
+    Guard& g = guards[slot_];
+    g.before_begin = reinterpret_cast<uintptr_t>(base);
+    g.before_end = g.before_begin + page;
+    g.after_begin = reinterpret_cast<uintptr_t>(after);
+    g.after_end = g.after_begin + page;
+    copy_line(g.past_the_end,
+              fmt::format("FAIL: {0}: went past the end of `{1}` ({2} floats, {3} bytes of host memory)\n"
+                          "was a cudaMemcpy given more bytes than `{1}` holds: sizeof(double) for sizeof(float), or "
+                          "another matrix's size?\n",
+                          function, name, shape, bytes));
+    copy_line(g.before_the_start,
+              fmt::format("FAIL: {0}: went before the start of `{1}` ({2} floats of host memory)\n"
+                          "was a cudaMemcpy given a pointer below `{1}`?\n",
+                          function, name, shape));
+    g.in_use.store(true, std::memory_order_release);
+    watch_faults();
+}
+
+GuardedHostMatrix::~GuardedHostMatrix() {
+    stop_watching_faults();
+    guards[slot_].in_use.store(false, std::memory_order_release);
+    munmap(mapping_, mapping_bytes_);
+}
+
+}  // namespace workshop

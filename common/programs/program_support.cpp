@@ -1,0 +1,269 @@
+#include "programs/program_support.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+
+#include "step/cuda_check.cuh"
+#include "base/exit_codes.hpp"
+#include "ledger/cuda_objects.hpp"
+
+namespace workshop {
+
+Options parse_or_exit(Track track, int argc, char** argv) {
+    const ParseOutcome parsed = parse_options(track, argc, argv);
+    if (!parsed.ok()) {
+        fmt::print(stderr, "error: {}\n", parsed.error);
+        std::exit(kExitBadUsage);
+    }
+    if (parsed.options.help) {
+        fmt::print("{}", usage_text(track, argc > 0 ? argv[0] : "program"));
+        std::exit(kExitOk);
+    }
+    return parsed.options;
+}
+
+Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base) {
+    std::vector<std::string> args = {"program", "--check-shape"};
+    args.insert(args.end(), shape_args.begin(), shape_args.end());
+    args.insert(args.end(), {"--seed", std::to_string(base.seed)});
+    if (!base.guards) args.push_back("--no-guards");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    const ParseOutcome parsed = parse_options(track, static_cast<int>(argv.size()), argv.data());
+    if (!parsed.ok()) {
+        fmt::print(stderr, "error: a battery shape's options: {}\n", parsed.error);
+        std::exit(kExitBadUsage);
+    }
+    return parsed.options;
+}
+
+bool timed_by_make_check() {
+    const char* gate = std::getenv("WORKSHOP_TIMING_GATE");
+    return gate && *gate;
+}
+
+std::string where_make_check_times(const std::string& shape) {
+    return timed_by_make_check() ? fmt::format("at the size make check times ({}): ", shape) : std::string();
+}
+
+std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape) {
+    if (again.ok) return std::nullopt;
+    Verdict v = again;
+    if (!v.a_call_explains_it() && non_blocking_stream_note().empty())  // else those say why
+        v.hint = "right on its first launch, wrong after the timed ones: does the kernel keep state from one launch "
+                 "to the next (a __device__ counter or flag that nothing resets)?" +
+                 (again.hint.empty() ? std::string() : "\n" + again.hint);
+    return report_shape(v, fmt::format("after the timed runs at {}: ", shape));
+}
+
+std::optional<int> report_time_the_events_missed(const std::function<void()>& launch, const Timing& timed,
+                                                 const std::string& shape) {
+    if (non_blocking_streams_made() == 0) return std::nullopt;
+    // The shortest of a few: a launch function may do host work of its own, which the wall clock sees and the
+    // events do not, but not less of it every time.
+    double wall_s = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < 3; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        launch();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        wall_s = std::min(wall_s, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    // The fastest timed launch, not the median: on a GPU shared with other programs, two events with nothing
+    // between them can still be stamped a time slice apart, and make test runs many programs at once.
+    if (wall_s < 1e-4 || wall_s < 3 * timed.min_ms * 1e-3) return std::nullopt;
+    fmt::print("FAIL: {}the timing cannot see the kernel: a launch and cudaDeviceSynchronize() take {:.3f} ms, the "
+               "fastest timed launch {:.3f} ms\n",
+               where_make_check_times(shape), wall_s * 1e3, timed.min_ms);
+    fmt::print("{}\n", non_blocking_stream_note());
+    return kExitWrongAnswer;
+}
+
+namespace {
+// make check starts the student's timing run while the battery is still running, so that its set-up (the data,
+// the upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names a FIFO, and this waits on it for
+// make check's "go", sent once nothing else runs on the GPU, so the time is that of a GPU doing nothing else.
+// Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
+void wait_for_timing_gate() {
+    static bool passed = false;  // make check says go once
+    if (!timed_by_make_check() || passed) return;
+    const char* gate = std::getenv("WORKSHOP_TIMING_GATE");
+    std::ifstream in(gate);
+    std::string word;
+    if (!(in >> word) || word != "go") std::exit(kExitOk);
+    passed = true;
+}
+}  // namespace
+
+void wait_for_timing_gate_before_the_context() {
+    if (timed_by_make_check() && gpu_takes_one_process_at_a_time()) wait_for_timing_gate();
+}
+
+StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
+                                                 const std::vector<std::function<void()>>& references,
+                                                 const TimingPlan& plan,
+                                                 const std::function<void()>& before_each) {
+    std::vector<std::function<void()>> launches;
+    if (step) {
+        wait_for_timing_gate();
+        launches.push_back(step);
+    }
+    launches.insert(launches.end(), references.begin(), references.end());
+    std::vector<Timing> timings = time_on_gpu_in_turn(launches, plan, before_each);
+    StepAndReferenceTimings result;
+    if (step) result.step = timings.front();
+    result.references.assign(timings.begin() + (step ? 1 : 0), timings.end());
+    return result;
+}
+
+std::string non_blocking_stream_note() {
+    if (non_blocking_streams_made() == 0) return {};
+    return std::string(kNonBlockingStreamMade) +
+           ", which the harness's work on the default stream never waits for (the NaN poured into the output before "
+           "each checked launch, the timing's events): launch the kernel on the default stream (no stream in "
+           "<<<...>>>)";
+}
+
+namespace {
+
+// A leak or a misused call already names the function it judges ("leak: every call of transpose_from_host ..."):
+// the name is said once, where the kernel's own leak says it too.
+std::string unless_the_headline_names_it(const std::string& what, const std::string& headline) {
+    const std::string function = what.substr(0, what.find(':'));
+    return !function.empty() && headline.find(function) != std::string::npos ? "" : what;
+}
+
+void print_failure(const Verdict& v, const std::string& what) {
+    const std::string headline = v.headline();
+    fmt::print("FAIL: {}{}\n", unless_the_headline_names_it(what, headline), headline);
+    const std::string note = non_blocking_stream_note();
+    // The stream races the poison and the checks, so it explains a wrong answer, and the answer's own hint (a
+    // size mixed up, a value read before it is set) would send the student after a bug that may not be there.
+    const bool the_stream_explains_it = !note.empty() && !v.a_call_explains_it();
+    if (!v.hint.empty() && !the_stream_explains_it) fmt::print("{}\n", v.hint);
+    if (!note.empty()) fmt::print("{}\n", note);
+    if (v.failure.empty() && (v.outside.any() || v.input_words_changed) && v.wrong)
+        fmt::print("also {} of {} elements wrong\n", v.wrong, v.checked);
+}
+
+}  // namespace
+
+int report_shape(const Verdict& v, const std::string& what) {
+    if (v.ok) {
+        fmt::print("PASS\n");
+        return kExitOk;
+    }
+    print_failure(v, what);
+    return v.failure.empty() ? kExitWrongAnswer : kExitCudaError;
+}
+
+const RunChecks::value_type* first_failure(const RunChecks& checks) {
+    const auto failed = std::find_if(checks.begin(), checks.end(), [](const auto& c) { return !c.first.ok; });
+    return failed == checks.end() ? nullptr : &*failed;
+}
+
+std::string pass_or_fail_below(const Verdict& v) { return v.ok ? "PASS" : "FAIL (under the table)"; }
+
+void print_failures_under_the_table(const Options& o, const RunChecks& checks) {
+    if (o.format != OutputFormat::Human) return;
+    for (const auto& [verdict, what] : checks)
+        if (!verdict.ok) print_failure(verdict, what);
+}
+
+int report_checked_shape(int step, const CheckResult& kernel, const std::function<Verdict()>& round_trip,
+                         const std::string& function_prefix) {
+    const bool kernel_pending = step == 1 && !kernel.launched_kernel();
+    if (!kernel_pending && !kernel.verdict.ok) return report_shape(kernel.verdict);
+    if (round_trip) {
+        const Verdict host = round_trip();
+        if (!host.ok) return report_shape(host, function_prefix + "_from_host: ");
+        if (kernel_pending) {
+            fmt::print("PASS {0}_from_host ({0}_on_device launches no kernel yet)\n", function_prefix);
+            return kExitOk;
+        }
+    }
+    if (kernel_pending) {
+        fmt::print("SKIP no kernel yet\n");
+        return kExitOk;
+    }
+    return report_shape(kernel.verdict);
+}
+
+LaunchModel model_launch(const LaunchInfo& launch, const DeviceFacts& device) {
+    LaunchModel m;
+    if (!launch.kernel) return m;
+    m.blocks = int64_t{launch.grid.x} * launch.grid.y * launch.grid.z;
+    m.threads_per_block = static_cast<int>(launch.block.x * launch.block.y * launch.block.z);
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m.blocks_per_sm, launch.kernel, m.threads_per_block,
+                                                             launch.shared_bytes));
+    m.occupancy = theoretical_occupancy(m.blocks_per_sm, m.threads_per_block, device.max_threads_per_sm);
+    m.waves = count_waves(m.blocks, device.sm_count, m.blocks_per_sm);
+    return m;
+}
+
+std::string describe_launch(const LaunchModel& m) {
+    if (m.blocks == 0) return "no kernel launched";
+    std::string tail = m.waves.tail_blocks == 0
+                           ? "no partial wave"
+                           : fmt::format("last wave {:.0f}% full", 100 * m.waves.tail_fill);
+    return fmt::format("{} blocks x {} threads; {} blocks/SM resident, theoretical occupancy {:.0f}%; "
+                       "{:.2f} waves ({})",
+                       m.blocks, m.threads_per_block, m.blocks_per_sm, 100 * m.occupancy, m.waves.count, tail);
+}
+
+std::string l2_note(double working_set_bytes, const DeviceFacts& device) {
+    if (working_set_bytes > static_cast<double>(device.l2_bytes)) return {};
+    return fmt::format("the data ({:.1f} MB) fits in the {:.0f} MB L2: repeated runs are served from L2, so this is "
+                       "not DRAM bandwidth (use a larger size, or --flush-l2)",
+                       working_set_bytes / 1e6, device.l2_bytes / 1e6);
+}
+
+void print_results(const Options& o, const std::string& title, const std::vector<ResultRow>& rows,
+                   const std::string& reference_label, const std::vector<std::string>& details) {
+    switch (o.format) {
+        case OutputFormat::Csv:
+            fmt::print("{}\n", csv_header());
+            for (const auto& r : rows) fmt::print("{}\n", to_csv(r));
+            break;
+        case OutputFormat::Json: fmt::print("{}", to_json(rows)); break;
+        case OutputFormat::Human:
+            fmt::print("{}\n{}", title, to_table(rows, reference_label));
+            for (const auto& d : details) fmt::print("  {}\n", d);
+            break;
+    }
+}
+
+void set_percentages(std::vector<ResultRow>& rows, const std::string& reference_name, double peak) {
+    double reference = -1;
+    for (const auto& r : rows)
+        if (r.name == reference_name) reference = r.rate;
+    for (auto& r : rows) {
+        if (r.kind == "transfer") continue;
+        if (reference > 0) r.pct_of_reference = 100 * r.rate / reference;
+        if (peak > 0) r.pct_of_peak = 100 * r.rate / peak;
+    }
+}
+
+ResultRow make_row(const std::string& track, const std::string& name, const std::string& kind,
+                   const std::string& shape, const Timing& t, double rate, const std::string& unit,
+                   const DeviceFacts& device) {
+    ResultRow r;
+    r.track = track;
+    r.name = name;
+    r.kind = kind;
+    r.shape = shape;
+    r.reps = t.reps();
+    r.median_ms = t.median_ms;
+    r.min_ms = t.min_ms;
+    r.max_ms = t.max_ms;
+    r.rate = rate;
+    r.unit = unit;
+    r.device = device.name;
+    return r;
+}
+
+}  // namespace workshop

@@ -1,0 +1,240 @@
+// What the transpose and matmul programs share: option handling, the launch model, output and the battery.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <functional>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ledger/allocations.hpp"
+#include "check/battery.hpp"
+#include "measure/device_info.hpp"
+#include "base/exit_codes.hpp"
+#include "programs/options.hpp"
+#include "measure/perf_model.hpp"
+#include "report/report.hpp"
+#include "check/sanitizer_report.hpp"
+#include "step/step_api.cuh"
+#include "check/step_checks.hpp"
+#include "measure/timing.hpp"
+
+#ifndef WORKSHOP_STEP
+#define WORKSHOP_STEP 0
+#endif
+#ifndef WORKSHOP_LABEL
+#define WORKSHOP_LABEL "step"
+#endif
+
+namespace workshop {
+
+constexpr int kStep = WORKSHOP_STEP;
+inline const char* program_label() { return WORKSHOP_LABEL; }
+
+// Parses the command line; prints the usage or one error line and exits when there is nothing to run.
+Options parse_or_exit(Track track, int argc, char** argv);
+
+inline TimingPlan timing_plan(const Options& o) { return {o.warmup, o.reps, o.budget_s, o.flush_l2, o.min_time_s}; }
+
+struct LaunchModel {
+    int64_t blocks = 0;
+    int threads_per_block = 0;
+    int blocks_per_sm = 0;
+    double occupancy = 0;
+    Waves waves;
+};
+
+LaunchModel model_launch(const LaunchInfo& launch, const DeviceFacts& device);
+std::string describe_launch(const LaunchModel& model);
+
+// "note: ... fits in L2" when the working set is small enough that repeated runs are served from L2.
+std::string l2_note(double working_set_bytes, const DeviceFacts& device);
+
+// Prints rows as the chosen format; the human form gets `details` (lines of prose) under the table.
+void print_results(const Options& o, const std::string& title, const std::vector<ResultRow>& rows,
+                   const std::string& reference_label, const std::vector<std::string>& details);
+
+// Why any check of a program that made a stream with cudaStreamNonBlocking may fail (cuda_objects.hpp),
+// said after every FAIL of such a program; empty for the others.
+std::string non_blocking_stream_note();
+
+// --check-shape: prints the verdict of one shape for the battery that started this process (its first line
+// PASS, SKIP or FAIL: <what went wrong>, then the hint and anything else found) and returns the exit code.
+// `what` names the function judged in step 1, where there are two ("transpose_from_host: ").
+int report_shape(const Verdict& v, const std::string& what = "");
+
+// What make run checked: each verdict with what it judged ("" for the kernel; the round trip in step 1), as
+// report_shape's `what`.
+using RunChecks = std::vector<std::pair<Verdict, std::string>>;
+
+// The first of `checks` that failed; nullptr when every one passed.
+const RunChecks::value_type* first_failure(const RunChecks& checks);
+
+// A check's line among the table's details: PASS, or where its FAIL is said in full (under the table).
+std::string pass_or_fail_below(const Verdict& v);
+
+// make run's verdict, under its table, for each check that failed: the same FAIL line, hint and notes as make
+// check gives, last on the screen (nothing where everything passed, and nothing in the CSV and JSON forms).
+void print_failures_under_the_table(const Options& o, const RunChecks& checks);
+
+// --check-shape's report from the kernel's check and, where the step has one (step 1), the check of the round
+// trip through host memory, `round_trip` (else empty). Step 1's starting point launches no kernel yet: then
+// only the round trip is judged. `function_prefix` is "transpose" or "matmul". (The step comes as an argument:
+// this file is compiled once for all programs, so kStep is not known here.)
+int report_checked_shape(int step, const CheckResult& kernel, const std::function<Verdict()>& round_trip,
+                         const std::string& function_prefix);
+
+// The shapes make check tries beyond the battery: compute-sanitizer's, and step 1's very large round trip.
+template <typename Shape>
+struct ExtraShapes {
+    std::vector<Shape> sanitizer;
+    Shape round_trip;
+};
+
+// The battery of this program's track and step, for --check and --sanitize.
+template <typename Shape>
+BatteryRequest battery_request(const std::string& track, int step, const std::vector<Shape>& shapes,
+                               const ExtraShapes<Shape>& extra, const Options& o) {
+    BatteryRequest r;
+    r.check_leaks = step == 1;
+    r.title = fmt::format("{} battery, {}", track, program_label());
+    for (const Shape& s : shapes) r.shapes.push_back({s.label(), s.args(), s.equal_sides(), s.outgrows_a_grid()});
+    for (const Shape& s : extra.sanitizer) r.sanitizer_shapes.push_back(s.label());
+    if (step == 1) r.round_trip_shape = BatteryShape{extra.round_trip.label(), extra.round_trip.args()};
+    r.common_args = {"--seed", std::to_string(o.seed), "--say-ready"};
+    r.one_process_at_a_time = gpu_takes_one_process_at_a_time();
+    return r;
+}
+
+// The step's timing and its yardsticks', taken in turn (time_on_gpu_in_turn) so that the step's share of a
+// yardstick is measured under the same conditions. `step` is empty when there is no kernel yet; when it is not,
+// this first waits for make check's gate.
+struct StepAndReferenceTimings {
+    std::optional<Timing> step;
+    std::vector<Timing> references;  // in the order of the launches given
+};
+StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
+                                                 const std::vector<std::function<void()>>& references,
+                                                 const TimingPlan& plan,
+                                                 const std::function<void()>& before_each = {});
+
+// make check's timing run makes its context, its data and its checked run beside the battery, then waits at
+// make check's gate. A GPU that takes one process at a time would then turn the battery's processes away, so
+// there this waits at the gate first, before the context. Elsewhere it returns at once.
+void wait_for_timing_gate_before_the_context();
+
+// Whether make check is timing this run (WORKSHOP_TIMING_GATE is set). Such a run ends at its own checked run
+// if that is wrong: a kernel can pass every shape of the battery and still be wrong at the size that is timed
+// (a grid written for the sizes tried by hand), and the time of a wrong kernel means nothing.
+bool timed_by_make_check();
+// What a FAIL line about such a run starts with ("at the size make check times (8192x8192): "); empty otherwise.
+std::string where_make_check_times(const std::string& shape);
+
+// The timed launches must leave the right answer too. A kernel that keeps state from one launch to the next (a
+// __device__ counter or flag that nothing resets) can pass its first, checked launch and then do little or nothing,
+// fast, and its time would be a lie. So after the timing the programs check one more launch (`again`) of a kernel
+// whose first launch passed: when it is wrong, this reports it and returns the exit code, and nothing timed is
+// shown; when it is right, nothing. (A kernel wrong from its first launch is shown with its time and FAIL.)
+std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape);
+
+// The timed figure must be the kernel's. The events are on the default stream, where every step launches; a
+// kernel on a stream made with cudaStreamNonBlocking runs beside them, unseen, and is timed at a few microseconds
+// (cuda_objects.hpp). So where the program made such a stream, this launches the step a few more times
+// with the host's clock around the launch and cudaDeviceSynchronize(), which waits for every stream, and when
+// that takes over 0.1 ms and more than three times the fastest timed launch, it reports that the time is not
+// the kernel's (FAIL) and returns the exit code; otherwise nothing.
+std::optional<int> report_time_the_events_missed(const std::function<void()>& launch, const Timing& timed,
+                                                 const std::string& shape);
+
+// The options of one battery shape (its --check-shape command line) for a --check-in-turn child.
+Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base);
+
+// --check-in-turn: every shape of the battery in this process, one after the other, each verdict between the
+// markers of battery.hpp. A CUDA error may have poisoned the context, so it stops there; run_battery gives the
+// shapes left a process each.
+template <typename Shape, typename CheckOneShape>
+int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const Options& o,
+                         CheckOneShape check_one_shape) {
+    for (size_t i = 0; i < battery.size(); ++i) {
+        const Options shape = options_for_shape(track, battery[i].args(), o);
+        fmt::print("{} {}\n", kShapeBegins, i);
+        std::fflush(stdout);
+        const int exit_code = check_one_shape(shape);
+        fmt::print("{} {} {}\n", kShapeEnds, i, exit_code);
+        std::fflush(stdout);
+        if (exit_code == kExitCudaError) return exit_code;
+    }
+    return kExitOk;
+}
+
+// --check-sanitizer-shapes: each shape compute-sanitizer checks, in turn in this process (what --check and
+// --sanitize run under each tool). Returns the first exit code that is not 0, so that a refusal for want of memory
+// stays one; a CUDA error ends the run there, as it poisons the context. Last, the pinned host memory still held
+// and the host memory still registered, which memcheck's leak report counts with the device memory
+// (kPinnedHostHeld, kHostRegistrationsHeld).
+template <typename Shape, typename CheckOneShape>
+int check_sanitizer_shapes(Track track, const std::vector<Shape>& shapes, const Options& o,
+                           CheckOneShape check_one_shape) {
+    int first_not_ok = kExitOk;
+    for (const Shape& s : shapes) {
+        const int exit_code = check_one_shape(options_for_shape(track, s.args(), o));
+        if (first_not_ok == kExitOk) first_not_ok = exit_code;
+        if (exit_code == kExitCudaError) break;
+    }
+    if (const Allocations pinned = pinned_host_allocations_held(); pinned.count > 0)
+        fmt::print("{} {} {}\n", kPinnedHostHeld, pinned.count, pinned.bytes);
+    if (const Allocations registered = host_registrations_held(); registered.count > 0)
+        fmt::print("{} {} {}\n", kHostRegistrationsHeld, registered.count, registered.bytes);
+    return first_not_ok;
+}
+
+// What every program does once its options are parsed: the battery (--check), the sanitizers (--sanitize), one
+// checked shape (--check-shape), step 1's round trip alone (--check-round-trip), all the shapes in turn
+// (--check-in-turn), the sanitizers' shapes in turn (--check-sanitizer-shapes), or else the timed run at one size.
+template <typename Shape, typename CheckOneShape, typename CheckRoundTrip, typename RunOneSize>
+int run_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
+             const ExtraShapes<Shape>& extra, CheckOneShape check_one_shape, CheckRoundTrip check_round_trip,
+             RunOneSize run_one_size) {
+    if (o.check_round_trip && step != 1) {  // a usage error, said before any GPU is looked for
+        fmt::print(stderr, "error: --check-round-trip checks {}_from_host, which only step 1 has\n", track);
+        return kExitBadUsage;
+    }
+    try {
+        // make check's and make sanitize's own process only starts others, each with a context of its own. It
+        // makes none: it would hold GPU memory all the while, and a GPU that takes one process at a time would
+        // turn its children away.
+        if (o.check || o.sanitize) {
+            require_a_device();
+            const BatteryRequest request = battery_request(track, step, battery, extra, o);
+            return o.check ? run_battery(request) : run_sanitizers(request);
+        }
+        wait_for_timing_gate_before_the_context();
+        const DeviceFacts dev = require_device();
+        if (o.say_ready && (o.check_shape || o.check_in_turn || o.check_round_trip || o.check_sanitizer_shapes)) {
+            fmt::print("{}\n", kChildReady);
+            std::fflush(stdout);
+        }
+        if (o.check_shape) return check_one_shape(o);
+        if (o.check_round_trip) return check_round_trip(o);
+        const Track track_id = track == "transpose" ? Track::Transpose : Track::Matmul;
+        if (o.check_in_turn) return check_shapes_in_turn(track_id, battery, o, check_one_shape);
+        if (o.check_sanitizer_shapes) return check_sanitizer_shapes(track_id, extra.sanitizer, o, check_one_shape);
+        return run_one_size(o, dev);
+    } catch (const std::bad_alloc&) {  // past require_host_memory's estimate, or where it cannot look
+        fmt::print(stderr, "not enough host memory: an allocation failed (std::bad_alloc)\n");
+        return kExitOutOfMemory;
+    }
+}
+
+// Fills each row's % of the same-run reference row named `reference_name` and % of `peak` (transfers excepted).
+void set_percentages(std::vector<ResultRow>& rows, const std::string& reference_name, double peak);
+
+ResultRow make_row(const std::string& track, const std::string& name, const std::string& kind,
+                   const std::string& shape, const Timing& t, double rate, const std::string& unit,
+                   const DeviceFacts& device);
+
+}  // namespace workshop
