@@ -17,8 +17,8 @@
 // Same arithmetic as step 1; only the mapping from threads to elements of C changed. The loop now runs over
 // columns, because they are the ones on the grid's y side (at most 65535 blocks tall, so a C of more than half
 // a million columns takes more than one pass).
-static __global__ void matmul_coalesced(const float* __restrict__ A, const float* __restrict__ B,
-                                        float* __restrict__ C, int M, int N, int K) {
+static __global__ void matmul_coalesced(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                                        int M, int N, int K) {
     // TODO(step 3) 2: Declare two shared tiles, __shared__ float As[TILE][TILE] holding A(row0 + ii, k0 + kk)
     //                 at As[kk][ii], and Bs[TILE][TILE] holding B(k0 + kk, col0 + jj) at Bs[jj][kk].
     // TODO(step 3) 3: Replace the next two lines and the loop over j: with a one-dimensional grid, block b
@@ -46,7 +46,7 @@ LaunchInfo matmul_on_device(const float* A, const float* B, float* C, int M, int
     // TODO(step 3) 6: Launch TILE x TILE threads per block and a one-dimensional grid of one block per tile
     //                 of C: ((M - 1) / TILE + 1) * ((N - 1) / TILE + 1) blocks (unsigned, for the product).
     const dim3 block(32, 8);
-    const int blocks_down = (M - 1) / 32 + 1;    // blocks along the rows: on x, the side with room
+    const int blocks_down = (M - 1) / 32 + 1;   // blocks along the rows: on x, the side with room
     const int blocks_across = (N - 1) / 8 + 1;  // blocks along the columns: on y, capped at 65535
     const dim3 grid(blocks_down, blocks_across < 65535 ? blocks_across : 65535);
     matmul_coalesced<<<grid, block>>>(A, B, C, M, N, K);

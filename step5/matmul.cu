@@ -19,11 +19,11 @@
 //                 threads, each on the 8 x 8 tile at (8 * (t % 16), 8 * (t / 16)); it reaches less.)
 // All compile-time constants: the compiler unrolls the loops over them and keeps acc[] in registers (an array
 // indexed by anything it cannot resolve at compile time would go to slow local memory instead).
-constexpr int BM = 32;                 // rows of C per block: one per thread along the block's "x"
-constexpr int BN = 32;                 // columns of C per block
-constexpr int BK = 32;                 // depth of each shared-memory tile along k
-constexpr int TN = 8;                  // columns of C per thread, kept in registers
-constexpr int THREADS = BM * BN / TN;  // 128
+constexpr int BM = 32;                    // rows of C per block: one per thread along the block's "x"
+constexpr int BN = 32;                    // columns of C per block
+constexpr int BK = 32;                    // depth of each shared-memory tile along k
+constexpr int TN = 8;                     // columns of C per thread, kept in registers
+constexpr int THREADS = BM * BN / TN;     // 128
 constexpr int LOADS = BM * BK / THREADS;  // elements of each tile that one thread copies: 8
 static_assert(LOADS * THREADS == BM * BK && LOADS * THREADS == BK * BN, "the threads copy each tile exactly");
 
@@ -31,8 +31,8 @@ static_assert(LOADS * THREADS == BM * BK && LOADS * THREADS == BK * BN, "the thr
 //                 per thread (65536 / (2 * 128) = 256), enough for 128 sums with no spills, so one block's math
 //                 can cover the other's barrier waits.
 static __global__ void __launch_bounds__(THREADS)
-    matmul_row_of_outputs(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
-                          int N, int K) {
+    matmul_row_of_outputs(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                          int K) {
     // TODO(step 5) 3: Store B k-major and padded, Bs[BK][BN + 4] (Bs[kk][jj] = B(k0 + kk, col0 + jj)), so the
     //                 8 columns a thread needs at one kk are contiguous and 16-byte aligned; the 4 extra
     //                 floats per row keep the transposing stores into it free of bank conflicts.
@@ -84,7 +84,7 @@ static __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
             const float a = As[kk][ii];  // one read, used TN times below
-            // Bs[jj0 + c][kk] is the same address for the whole warp: a broadcast.
+                                         // Bs[jj0 + c][kk] is the same address for the whole warp: a broadcast.
 #pragma unroll
             for (int c = 0; c < TN; ++c) acc[c] += a * Bs[jj0 + c][kk];
         }

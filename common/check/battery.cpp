@@ -130,8 +130,8 @@ ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, co
     ChildJob job = child_job();
     job.argv = {self_path(), "--check-sanitizer-shapes", "--no-guards"};
     job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
-    std::vector<std::string> prefix = {sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "20",
-                                       "--show-backtrace", "no"};
+    std::vector<std::string> prefix = {sanitizer, "--tool",           tool, "--error-exitcode", "86", "--print-limit",
+                                       "20",      "--show-backtrace", "no"};
     // cudaMalloc packs small allocations end to end: a matrix whose size is a multiple of its alignment (every
     // one with both sides multiples of 32) has the next allocation right after it, and a read a row past its end
     // lands in that one, where memcheck sees nothing wrong. A padding of its own after every allocation (1 MiB,
@@ -166,8 +166,9 @@ ShapeOutcome read_shape(const ChildResult& r, bool again = false) {
         o.timed_out = true;
         o.headline = fmt::format("FAIL: {}{}: the kernel never finished", describe_ending(r),
                                  again ? ", also when run again by itself" : "");
-        o.details.push_back("an endless loop (a loop whose counter never reaches its bound), or a __syncthreads() "
-                            "that some threads of the block never reach");
+        o.details.push_back(
+            "an endless loop (a loop whose counter never reaches its bound), or a __syncthreads() "
+            "that some threads of the block never reach");
         return o;
     }
     // The verdict's line comes first, unless the kernel printed something (printf from a kernel lands here too).
@@ -354,19 +355,21 @@ std::string grid_height_hint(const std::vector<BatteryShape>& shapes, const std:
         short_tried |= !shapes[i].outgrows_a_grid;
     }
     if (!long_failed || !short_tried) return {};
-    return fmt::format("only the shapes with a side over {} (65535 blocks of 16) fail: a grid is at most 65535 "
-                       "blocks tall (y); is the count there capped, and does each thread loop over what the grid "
-                       "does not reach?",
-                       kSideOfOneGridHeight);
+    return fmt::format(
+        "only the shapes with a side over {} (65535 blocks of 16) fail: a grid is at most 65535 "
+        "blocks tall (y); is the count there capped, and does each thread loop over what the grid "
+        "does not reach?",
+        kSideOfOneGridHeight);
 }
 
 std::string unsteady_answers_hint(size_t unsteady, size_t failing) {
     if (unsteady == 0) return {};
-    const std::string which = failing == 1         ? "the failing shape"
+    const std::string which = failing == 1          ? "the failing shape"
                               : unsteady == failing ? fmt::format("all {} failing shapes", failing)
                                                     : fmt::format("{} of the {} failing shapes", unsteady, failing);
-    return which + " gave another answer when launched again, with every element written: look first for a value "
-                   "read before it is set, or a race, rather than a wrong size (the shapes that pass may pass by luck)";
+    return which +
+           " gave another answer when launched again, with every element written: look first for a value "
+           "read before it is set, or a race, rather than a wrong size (the shapes that pass may pass by luck)";
 }
 
 bool unsteady_answer(const std::string& headline) {
@@ -404,20 +407,22 @@ int run_battery(const BatteryRequest& request) {
     const bool has_round_trip = request.round_trip_shape.has_value();
     if (has_round_trip) jobs.push_back(round_trip_job(request));
 
-    fmt::print("{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}, and the device and pinned "
-               "memory the calls allocate and the shared memory every launch finds start as NaN too; two more "
-               "calls at each shape, the last one verified too, and two at larger sizes after the small ones, "
-               "which fail a launch that leaves memory (or a stream, event, texture or surface object or graph) "
-               "behind on every call, or device memory at every new size; a failing answer launched once more, to "
-               "see whether it changes; +N: the matrices start N floats past an aligned address\n",
-               request.title, request.shapes.size(),
-               has_round_trip ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)",
-                                            request.round_trip_shape->label)
-                              : std::string(),
-               has_round_trip ? ", host matrices by pages with no access" : "");
+    fmt::print(
+        "{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}, and the device and pinned "
+        "memory the calls allocate and the shared memory every launch finds start as NaN too; two more "
+        "calls at each shape, the last one verified too, and two at larger sizes after the small ones, "
+        "which fail a launch that leaves memory (or a stream, event, texture or surface object or graph) "
+        "behind on every call, or device memory at every new size; a failing answer launched once more, to "
+        "see whether it changes; +N: the matrices start N floats past an aligned address\n",
+        request.title, request.shapes.size(),
+        has_round_trip
+            ? fmt::format(", then the round trip at {} (over 2^31 bytes a matrix)", request.round_trip_shape->label)
+            : std::string(),
+        has_round_trip ? ", host matrices by pages with no access" : "");
     if (request.one_process_at_a_time)
-        fmt::print("this GPU takes one process at a time (compute mode exclusive-process), so they run one after "
-                   "another\n");
+        fmt::print(
+            "this GPU takes one process at a time (compute mode exclusive-process), so they run one after "
+            "another\n");
     std::fflush(stdout);
 
     std::vector<ShapeOutcome> shapes(request.shapes.size());
@@ -470,10 +475,11 @@ int run_battery(const BatteryRequest& request) {
     });
     if (!no_answer.empty()) {
         std::sort(no_answer.begin(), no_answer.end());
-        fmt::print("{} shape{} gave no answer in {:.0f} s beside other shapes: running {} again, one at a time, "
-                   "by {}\n",
-                   no_answer.size(), no_answer.size() > 1 ? "s" : "", shape_timeout_s(),
-                   no_answer.size() > 1 ? "them" : "it", no_answer.size() > 1 ? "themselves" : "itself");
+        fmt::print(
+            "{} shape{} gave no answer in {:.0f} s beside other shapes: running {} again, one at a time, "
+            "by {}\n",
+            no_answer.size(), no_answer.size() > 1 ? "s" : "", shape_timeout_s(), no_answer.size() > 1 ? "them" : "it",
+            no_answer.size() > 1 ? "themselves" : "itself");
         std::fflush(stdout);
         std::vector<ChildJob> again;
         for (size_t i : no_answer) again.push_back(shape_job(request, request.shapes[i]));
@@ -527,8 +533,8 @@ int run_battery(const BatteryRequest& request) {
     }
     const bool round_trip_not_run = has_round_trip && !round_trip.not_run_why.empty();
     if (has_round_trip && !round_trip.pass && !round_trip_not_run) {
-        reasons.push_back(fmt::format("the round trip at {}: {}", request.round_trip_shape->label,
-                                      reason_of(round_trip.headline)));
+        reasons.push_back(
+            fmt::format("the round trip at {}: {}", request.round_trip_shape->label, reason_of(round_trip.headline)));
         if (auto hint = byte_count_hint(failing == 0 && not_run == 0); !hint.empty())
             reasons.push_back(std::move(hint));
     }
@@ -556,7 +562,8 @@ int run_battery(const BatteryRequest& request) {
             // A failed CUDA call is already a failing shape above; a bad access or a race is news.
             const auto news = std::find_if(o.findings.begin(), o.findings.end(),
                                            [&](const SanitizerFinding& f) { return !f.is_api_error() || !failing; });
-            if (news != o.findings.end()) reasons.push_back(news->sentence());
+            if (news != o.findings.end())
+                reasons.push_back(news->sentence());
             else if (o.findings.empty() && !o.clean && !any_timeout)
                 reasons.push_back(tools[t] + " " + o.line);
         }
@@ -572,8 +579,8 @@ int run_battery(const BatteryRequest& request) {
         const auto tool = std::find_if(tool_outcomes.begin(), tool_outcomes.end(),
                                        [](const ToolOutcome& o) { return !o.not_run_why.empty(); });
         const std::string& why = shape != shapes.end() ? shape->not_run_why
-                                 : round_trip_not_run ? round_trip.not_run_why
-                                                      : tool->not_run_why;
+                                 : round_trip_not_run  ? round_trip.not_run_why
+                                                       : tool->not_run_why;
         fmt::print("NOT CHECKED: {} could not run here, and nothing that ran failed: {}; {}\n", joined_with_and(what),
                    why, what_to_do_when_not_run(why));
         return kExitOutOfMemory;

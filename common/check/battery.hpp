@@ -28,7 +28,7 @@ struct BatteryShape {
 };
 
 struct BatteryRequest {
-    std::string title;                     // "transpose battery, step 3"
+    std::string title;  // "transpose battery, step 3"
     std::vector<BatteryShape> shapes;
     // Where the sanitizers run (guards off, so memcheck sees): the labels, "67x45"; each tool's process runs the
     // shapes themselves with --check-sanitizer-shapes.

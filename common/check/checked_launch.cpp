@@ -67,16 +67,14 @@ std::string hint_for(const LaunchOutcome& o) {
         case cudaErrorMisalignedAddress:
             return "A vector access (float2, float4) at an address that is not a multiple of its size: the "
                    "pointers are not 16-byte aligned here, so test their alignment and fall back to scalar accesses";
-        case cudaErrorAssert:
-            return "A device-side assert() failed: the message above names it";
+        case cudaErrorAssert: return "A device-side assert() failed: the message above names it";
         case cudaErrorHostMemoryAlreadyRegistered:
         case cudaErrorHostMemoryNotRegistered:
             return "Not the launch's own error: an earlier cudaHostRegister or cudaHostUnregister failed unchecked, "
                    "and CUDA kept its error for the next check, the launch's. Memory registered already cannot be "
                    "registered again: unregister what you register before the function returns, and wrap those "
                    "calls in CUDA_CHECK too";
-        default:
-            return "make sanitize runs the kernel under compute-sanitizer, which names the line at fault";
+        default: return "make sanitize runs the kernel under compute-sanitizer, which names the line at fault";
     }
 }
 
@@ -251,11 +249,12 @@ bool report_copies_in_the_wrong_direction(int copies_before, const char* functio
     // The first: the checked call's own where it made one, else a later call's (one at a larger size says so).
     const std::string copy = fmt::format("{} made {}: its kind names the wrong direction", function,
                                          the_copy_in_the_wrong_direction(copies_before));
-    const std::string hint = "The kind says which way the bytes go, and must match the pointers: "
-                             "cudaMemcpyHostToDevice from host memory to device memory, cudaMemcpyDeviceToHost back, "
-                             "cudaMemcpyDeviceToDevice between two device buffers (or cudaMemcpyDefault, which works "
-                             "it out). A wrong one works by luck where no side is pageable host memory, and fails "
-                             "where one is";
+    const std::string hint =
+        "The kind says which way the bytes go, and must match the pointers: "
+        "cudaMemcpyHostToDevice from host memory to device memory, cudaMemcpyDeviceToHost back, "
+        "cudaMemcpyDeviceToDevice between two device buffers (or cudaMemcpyDefault, which works "
+        "it out). A wrong one works by luck where no side is pageable host memory, and fails "
+        "where one is";
     verdict.set_misuse(copy, hint);
     return true;
 }
@@ -327,8 +326,9 @@ void check_the_last_further_call(const GuardedMatrix& out, const std::vector<flo
     later.add_guard_report(outside, 0);
     if (later.ok) return;
     later.wrong_on = "right on the first launch, wrong on the third at the same size";
-    later.hint = "Does the kernel keep something from one launch to the next (a counter in device memory that "
-                 "nothing sets back to zero), or race, and win the first time by luck?";
+    later.hint =
+        "Does the kernel keep something from one launch to the next (a counter in device memory that "
+        "nothing sets back to zero), or race, and win the first time by luck?";
     verdict = later;
 }
 

@@ -89,8 +89,7 @@ bool drain(int fd, std::string& into) {
 void finish(Running& r, bool killed) {
     if (killed) kill(-r.pid, SIGKILL);
     int status = 0;
-    while (waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {}
     if (killed) kill(-r.pid, SIGKILL);  // anything the child started and left behind
     r.result.timed_out = killed;
     if (WIFEXITED(status)) r.result.exit_code = WEXITSTATUS(status);
@@ -140,8 +139,10 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
                 Running& r = *it;
                 for (auto& f : fds) {
                     if (!(f.revents & (POLLIN | POLLHUP | POLLERR))) continue;
-                    if (f.fd == r.out_fd && !drain(r.out_fd, r.result.out)) close(r.out_fd), r.out_fd = -1;
-                    else if (f.fd == r.err_fd && !drain(r.err_fd, r.result.err)) close(r.err_fd), r.err_fd = -1;
+                    if (f.fd == r.out_fd && !drain(r.out_fd, r.result.out))
+                        close(r.out_fd), r.out_fd = -1;
+                    else if (f.fd == r.err_fd && !drain(r.err_fd, r.result.err))
+                        close(r.err_fd), r.err_fd = -1;
                 }
                 const ChildJob& job = jobs[r.job];
                 if (!r.result.ready && has_line(r.result.out, job.ready_line)) {

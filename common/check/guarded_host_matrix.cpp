@@ -89,7 +89,8 @@ GuardedHostMatrix::GuardedHostMatrix(size_t count, const std::string& function, 
     const size_t bytes = count * sizeof(float);
     const size_t data_pages = (bytes + page - 1) / page;
     mapping_bytes_ = (data_pages + 2) * page;
-    void* mapping = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* mapping =
+        mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapping == MAP_FAILED) throw std::bad_alloc();
     mapping_ = mapping;
     char* base = static_cast<char*>(mapping);
@@ -116,10 +117,9 @@ GuardedHostMatrix::GuardedHostMatrix(size_t count, const std::string& function, 
                           "was a cudaMemcpy given more bytes than `{1}` holds: sizeof(double) for sizeof(float), or "
                           "another matrix's size?\n",
                           function, name, shape, bytes));
-    copy_line(g.before_the_start,
-              fmt::format("FAIL: {0}: went before the start of `{1}` ({2} floats of host memory)\n"
-                          "was a cudaMemcpy given a pointer below `{1}`?\n",
-                          function, name, shape));
+    copy_line(g.before_the_start, fmt::format("FAIL: {0}: went before the start of `{1}` ({2} floats of host memory)\n"
+                                              "was a cudaMemcpy given a pointer below `{1}`?\n",
+                                              function, name, shape));
     g.in_use.store(true, std::memory_order_release);
     watch_faults();
 }

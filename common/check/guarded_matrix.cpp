@@ -76,7 +76,8 @@ int64_t GuardedMatrix::words_changed_since_upload(const float* host) const {
     download(now.data());
     int64_t changed = 0;
 #pragma omp parallel for reduction(+ : changed)
-    for (int64_t i = 0; i < static_cast<int64_t>(count_); ++i) changed += std::memcmp(&now[i], &host[i], sizeof(float)) != 0;
+    for (int64_t i = 0; i < static_cast<int64_t>(count_); ++i)
+        changed += std::memcmp(&now[i], &host[i], sizeof(float)) != 0;
     const OutsideWrites around = outside_writes();
     return changed + around.before + around.after;
 }

@@ -72,9 +72,9 @@ void MatmulProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
                              side_for_the_growth_check(K_, call), seed, setup_);
     };
     MatmulProblem first = larger(1, 1), second = larger(2, 2);
-    check_larger_calls_leave_no_memory({{first.label(), [&] { return first.launch(); }},
-                                        {second.label(), [&] { return second.launch(); }}},
-                                       "matmul_on_device", verdict);
+    check_larger_calls_leave_no_memory(
+        {{first.label(), [&] { return first.launch(); }}, {second.label(), [&] { return second.launch(); }}},
+        "matmul_on_device", verdict);
 }
 
 // A copy that named the wrong direction, anywhere in the calls below, is named ahead of what they found.
@@ -97,7 +97,7 @@ CheckResult MatmulProblem::launch_and_verify() {
     };
     result.verdict = verify(C.data());
     result.verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
-                                                              d_B_.words_changed_since_upload(in_.B.data()));
+                                                               d_B_.words_changed_since_upload(in_.B.data()));
     check_the_calls_after_a_checked_run([&] { return launch(); }, d_C_, C, verify, "matmul_on_device", result.verdict);
     if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     return result;

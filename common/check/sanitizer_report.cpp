@@ -29,8 +29,10 @@ std::vector<Record> records_of(const std::string& text) {
         if (line.rfind(kPrefix, 0) != 0) continue;
         const std::string rest = line.substr(std::string(kPrefix).size());
         if (rest.empty() || rest.find_first_not_of(' ') == std::string::npos) continue;
-        if (rest[0] != ' ') records.push_back({rest, {}});
-        else if (!records.empty()) records.back().body.push_back(rest.substr(rest.find_first_not_of(' ')));
+        if (rest[0] != ' ')
+            records.push_back({rest, {}});
+        else if (!records.empty())
+            records.back().body.push_back(rest.substr(rest.find_first_not_of(' ')));
     }
     return records;
 }
@@ -49,7 +51,8 @@ std::string lower(std::string s) {
 }
 
 bool is_report(const std::string& head) {
-    static const std::regex summary(R"(^(COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Target application returned|Saved host backtrace))");
+    static const std::regex summary(
+        R"(^(COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Target application returned|Saved host backtrace))");
     // "Warning: Error buffer overflow has been detected. ..." and "615 errors were skipped (...)": counts of
     // reports the tool did not keep, not reports.
     static const std::regex dropped(R"(Error buffer overflow|errors were skipped)");
@@ -107,7 +110,8 @@ SanitizerFinding parse_memory_error(const Record& r) {
     }
     for (const auto& line : r.body) {
         if (f.location.empty()) f.location = location_in(line);
-        if (line.find("is misaligned") != std::string::npos) f.address = "misaligned";
+        if (line.find("is misaligned") != std::string::npos)
+            f.address = "misaligned";
         else if (line.rfind("and is ", 0) == 0 && f.address != "misaligned")
             f.address = line.substr(7, line.find(" at ") - 7);
     }
@@ -134,8 +138,8 @@ std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& tool, co
             continue;
         }
         SanitizerFinding f = r.head.find("Race reported") != std::string::npos ? parse_race(r)
-                             : r.head.rfind("Program hit", 0) == 0           ? parse_api_error(r)
-                                                                              : parse_memory_error(r);
+                             : r.head.rfind("Program hit", 0) == 0             ? parse_api_error(r)
+                                                                               : parse_memory_error(r);
         if (f.location.empty())
             for (const auto& line : r.body)
                 if (f.location.empty()) f.location = location_in(line);
@@ -179,13 +183,12 @@ std::string SanitizerFinding::sentence() const {
             const char* remedy;
         };
         const int device = leaked_allocations - pinned_allocations - registered_ranges;
-        const Kind kinds[] = {
-            {device, leaked_bytes - pinned_bytes - registered_bytes, "device allocation",
-             "each cudaMalloc needs its cudaFree"},
-            {pinned_allocations, pinned_bytes, "pinned host allocation",
-             "each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost"},
-            {registered_ranges, registered_bytes, "registered host range",
-             "each cudaHostRegister needs its cudaHostUnregister"}};
+        const Kind kinds[] = {{device, leaked_bytes - pinned_bytes - registered_bytes, "device allocation",
+                               "each cudaMalloc needs its cudaFree"},
+                              {pinned_allocations, pinned_bytes, "pinned host allocation",
+                               "each cudaMallocHost or cudaHostAlloc needs its cudaFreeHost"},
+                              {registered_ranges, registered_bytes, "registered host range",
+                               "each cudaHostRegister needs its cudaHostUnregister"}};
         std::string listed, remedy;
         for (const Kind& k : kinds) {
             if (k.count == 0) continue;
@@ -200,9 +203,10 @@ std::string SanitizerFinding::sentence() const {
         return fmt::format("leak: {} {}; {}", listed, never, remedy);
     }
     if (divergent_barrier)
-        return fmt::format("divergent barrier: the __syncthreads() at {} is reached by some threads of a warp and "
-                           "not by others (is it inside an if?)",
-                           location.empty() ? "an unknown line" : location);
+        return fmt::format(
+            "divergent barrier: the __syncthreads() at {} is reached by some threads of a warp and "
+            "not by others (is it inside an if?)",
+            location.empty() ? "an unknown line" : location);
     if (!other_location.empty())
         return fmt::format("race: {} {}s and {} {}s the same shared memory with no barrier between", location, access,
                            other_location, other_access);

@@ -9,12 +9,12 @@
 namespace workshop {
 
 struct SanitizerFinding {
-    std::string tool;      // memcheck, racecheck, synccheck
-    std::string headline;  // the report's first line, as the tool wrote it
+    std::string tool;                          // memcheck, racecheck, synccheck
+    std::string headline;                      // the report's first line, as the tool wrote it
     std::string access, location;              // "write", "step3/transpose.cu:44" (either may be empty)
     std::string other_access, other_location;  // racecheck: the second access of the pair
-    int size_bytes = 0;    // memcheck: the size of the bad access
-    std::string address;   // memcheck: "4 bytes after the nearest allocation ...", "misaligned", ...
+    int size_bytes = 0;                        // memcheck: the size of the bad access
+    std::string address;              // memcheck: "4 bytes after the nearest allocation ...", "misaligned", ...
     std::string api_error, api_call;  // a CUDA call that failed ("cudaErrorInvalidValue", "cudaLaunchKernel")
     bool divergent_barrier = false;   // synccheck: a __syncthreads() that only some threads of a warp reached
     int leaked_allocations = 0;       // memcheck --leak-check full: memory never freed, all of it in one finding

@@ -24,7 +24,9 @@ struct TransposeShape {
     int misalign = 0;
     bool equal_sides() const { return rows == cols; }
     bool outgrows_a_grid() const { return std::max(rows, cols) > kSideOfOneGridHeight; }
-    std::string label() const { return fmt::format("{}x{}{}", rows, cols, misalign ? fmt::format("+{}", misalign) : ""); }
+    std::string label() const {
+        return fmt::format("{}x{}{}", rows, cols, misalign ? fmt::format("+{}", misalign) : "");
+    }
     std::vector<std::string> args() const {
         return {"--rows", std::to_string(rows), "--cols", std::to_string(cols), "--misalign", std::to_string(misalign)};
     }
@@ -39,8 +41,8 @@ struct MatmulShape {
         return fmt::format("{}x{}x{}{}", M, N, K, misalign ? fmt::format("+{}", misalign) : "");
     }
     std::vector<std::string> args() const {
-        return {"--m", std::to_string(M), "--n", std::to_string(N), "--k", std::to_string(K),
-                "--misalign", std::to_string(misalign)};
+        return {"--m", std::to_string(M), "--n",        std::to_string(N),
+                "--k", std::to_string(K), "--misalign", std::to_string(misalign)};
     }
 };
 
@@ -54,9 +56,8 @@ std::string test_name(const Shape& s) {
 
 inline const std::vector<TransposeShape>& transpose_battery() {
     static const std::vector<TransposeShape> shapes = {
-        {1, 1},       {1, 1000},    {1000, 1},    {31, 33},        {33, 31},        {32, 32},      {64, 96},
-        {97, 61},     {1031, 1543}, {1543, 1031}, {96, 96},        {129, 129},      {4096, 4096},  {64, 96, 1},
-        {128, 64, 2}, {1024, 1024, 3},
+        {1, 1},       {1, 1000},    {1000, 1}, {31, 33},   {33, 31},     {32, 32},    {64, 96},     {97, 61},
+        {1031, 1543}, {1543, 1031}, {96, 96},  {129, 129}, {4096, 4096}, {64, 96, 1}, {128, 64, 2}, {1024, 1024, 3},
     };
     return shapes;
 }
@@ -76,15 +77,31 @@ inline TransposeShape transpose_round_trip_shape() { return {23171, 23173}; }
 
 inline const std::vector<MatmulShape>& matmul_battery() {
     static const std::vector<MatmulShape> shapes = {
-        {1, 1, 1},      {1, 257, 129},   {257, 1, 129},  {129, 131, 1},  {1, 1, 1000},   {97, 101, 103},
-        {101, 103, 97}, {64, 64, 64},    {129, 65, 33},  {255, 257, 259}, {513, 131, 67}, {67, 513, 131},
-        {129, 129, 129}, {1024, 1024, 1024}, {64, 64, 64, 1}, {128, 96, 32, 2}, {256, 128, 64, 3},
+        {1, 1, 1},
+        {1, 257, 129},
+        {257, 1, 129},
+        {129, 131, 1},
+        {1, 1, 1000},
+        {97, 101, 103},
+        {101, 103, 97},
+        {64, 64, 64},
+        {129, 65, 33},
+        {255, 257, 259},
+        {513, 131, 67},
+        {67, 513, 131},
+        {129, 129, 129},
+        {1024, 1024, 1024},
+        {64, 64, 64, 1},
+        {128, 96, 32, 2},
+        {256, 128, 64, 3},
         {2175, 2176, 203},  // 17 x 17 tiles of 128: a full wave and a short one on many GPUs (step 5 splits it)
         // M and N multiples of 4 and K not, then N and K and not M: float4 loads chosen by the wrong two sizes
         // (N for K, N for M) read B or A misaligned there, and at no other shape; the rest have M and K both
         // multiples of 4, or at most one of the three
-        {132, 132, 131}, {131, 132, 132},
-        {1 << 20, 3, 2}, {5, 1 << 20, 3},  // C's rows on step 1's grid y, its columns on step 2's: capped, looped
+        {132, 132, 131},
+        {131, 132, 132},
+        {1 << 20, 3, 2},
+        {5, 1 << 20, 3},  // C's rows on step 1's grid y, its columns on step 2's: capped, looped
     };
     return shapes;
 }

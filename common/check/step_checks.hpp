@@ -81,7 +81,7 @@ private:
 };
 
 CheckResult check_matmul_on_device(int M, int N, int K, uint64_t seed, CheckSetup setup = {});
-Verdict check_matmul_from_host(int M, int N, int K, uint64_t seed);    // step 1 programs only
+Verdict check_matmul_from_host(int M, int N, int K, uint64_t seed);  // step 1 programs only
 
 // Which reference a matmul of this size is checked against: the CPU in double up to this many
 // multiply-adds, cuBLAS in FP32 beyond (the CPU would take too long).

@@ -29,9 +29,9 @@ void TransposeProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
     if (!setup_.guards || 2 * size_t(rows2) * size_t(cols2) > kMostFloatsForTheGrowthCheck) return;
     TransposeProblem first(side_for_the_growth_check(rows_, 1), side_for_the_growth_check(cols_, 1), 1, setup_);
     TransposeProblem second(rows2, cols2, 2, setup_);
-    check_larger_calls_leave_no_memory({{first.label(), [&] { return first.launch(); }},
-                                        {second.label(), [&] { return second.launch(); }}},
-                                       "transpose_on_device", verdict);
+    check_larger_calls_leave_no_memory(
+        {{first.label(), [&] { return first.launch(); }}, {second.label(), [&] { return second.launch(); }}},
+        "transpose_on_device", verdict);
 }
 
 // A copy that named the wrong direction, anywhere in the calls below, is named ahead of what they found.

@@ -58,8 +58,7 @@ void compare_direction(const char* call, void* to, const void* from, size_t byte
                                  "cudaMemcpyDeviceToDevice"};
     const std::lock_guard<std::mutex> lock(mutex);
     wrong_directions.push_back(fmt::format("a {} of {} bytes named {}, from {} to {}{}", call, bytes, kinds[kind],
-                                           source.name, destination.name,
-                                           made_where.empty() ? "" : ", " + made_where));
+                                           source.name, destination.name, made_where.empty() ? "" : ", " + made_where));
 }
 
 }  // namespace
@@ -89,8 +88,7 @@ CopiesMadeElsewhere::~CopiesMadeElsewhere() {
 // The wrappers the linker puts in place of the CUDA runtime's functions; __real_X is the runtime's own X.
 extern "C" {
 cudaError_t __real_cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind);
-cudaError_t __real_cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind,
-                                   cudaStream_t stream);
+cudaError_t __real_cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream);
 cudaError_t __real_cudaMemcpy2D(void* to, size_t to_pitch, const void* from, size_t from_pitch, size_t width,
                                 size_t height, cudaMemcpyKind kind);
 cudaError_t __real_cudaMemcpy2DAsync(void* to, size_t to_pitch, const void* from, size_t from_pitch, size_t width,
@@ -100,8 +98,7 @@ cudaError_t __wrap_cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemc
     workshop::compare_direction("cudaMemcpy", to, from, bytes, kind);
     return __real_cudaMemcpy(to, from, bytes, kind);
 }
-cudaError_t __wrap_cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind,
-                                   cudaStream_t stream) {
+cudaError_t __wrap_cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
     workshop::compare_direction("cudaMemcpyAsync", to, from, bytes, kind);
     return __real_cudaMemcpyAsync(to, from, bytes, kind, stream);
 }

@@ -33,7 +33,7 @@ public:
 
     Allocations held();
     std::vector<std::pair<uintptr_t, size_t>> entries();  // each handle held, with its bytes
-    void forget();  // cudaDeviceReset took everything
+    void forget();                                        // cudaDeviceReset took everything
 
 private:
     template <typename Handle>

@@ -40,7 +40,8 @@ void Cublas::transpose(const float* in, float* out, int rows, int cols) {
     // Row-major rows x cols is column-major cols x rows (leading dimension cols); its transpose, column-major
     // rows x cols with leading dimension rows, is exactly the row-major cols x rows result.
     const float alpha = 1.0f, beta = 0.0f;
-    CUBLAS_CHECK(cublasSgeam(handle_, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &alpha, in, cols, &beta, out, rows, out, rows));
+    CUBLAS_CHECK(
+        cublasSgeam(handle_, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &alpha, in, cols, &beta, out, rows, out, rows));
 }
 
 }  // namespace workshop

@@ -40,18 +40,24 @@ void make_context(const DeviceFacts& d) {
     if (made == cudaErrorMemoryAllocation) {
         // Not only memory: a GPU takes only so many processes. On an H200 with 79 to 115 processes, most new ones
         // were refused a context with this error while two thirds of its memory were free.
-        fmt::print(stderr, "not enough device memory: no room for a CUDA context on GPU {} ({}); other programs hold "
-                           "its memory, or as many processes as it takes\n", d.index, d.name);
+        fmt::print(stderr,
+                   "not enough device memory: no room for a CUDA context on GPU {} ({}); other programs hold "
+                   "its memory, or as many processes as it takes\n",
+                   d.index, d.name);
         std::exit(kExitOutOfMemory);
     }
     if (made == cudaErrorDevicesUnavailable) {
         if (attribute_of_this_gpu(cudaDevAttrComputeMode) == cudaComputeModeProhibited) {
-            fmt::print(stderr, "no CUDA device: GPU {} ({}) is set to run no CUDA programs (compute mode "
-                               "prohibited)\n", d.index, d.name);
+            fmt::print(stderr,
+                       "no CUDA device: GPU {} ({}) is set to run no CUDA programs (compute mode "
+                       "prohibited)\n",
+                       d.index, d.name);
             std::exit(kExitNoDevice);
         }
-        fmt::print(stderr, "GPU busy: GPU {} ({}) takes one process at a time (compute mode exclusive-process), and "
-                           "another process holds it\n", d.index, d.name);
+        fmt::print(stderr,
+                   "GPU busy: GPU {} ({}) takes one process at a time (compute mode exclusive-process), and "
+                   "another process holds it\n",
+                   d.index, d.name);
         std::exit(kExitOutOfMemory);
     }
     CUDA_CHECK(made);
@@ -99,10 +105,9 @@ void exit_when_short(const char* memory, size_t bytes, size_t free_bytes, const 
     const bool skip = when_short == WhenShort::Skip;
     const size_t spare = skip ? size_t{1} << 30 : 0;  // device_info.hpp says why a skippable shape leaves some
     if (spare <= free_bytes && bytes <= free_bytes - spare) return;
-    const std::string line =
-        fmt::format("not enough {} memory: {} needs {} bytes ({:.2f} GiB){}, only {} bytes ({:.2f} GiB) are free",
-                    memory, what, bytes, bytes / 1073741824.0, skip ? " and 1 GiB to spare" : "", free_bytes,
-                    free_bytes / 1073741824.0);
+    const std::string line = fmt::format(
+        "not enough {} memory: {} needs {} bytes ({:.2f} GiB){}, only {} bytes ({:.2f} GiB) are free", memory, what,
+        bytes, bytes / 1073741824.0, skip ? " and 1 GiB to spare" : "", free_bytes, free_bytes / 1073741824.0);
     if (skip) {
         fmt::print("SKIP not tried here: {}\n", line);
         std::exit(kExitOk);
@@ -140,8 +145,7 @@ std::string describe(const DeviceFacts& d) {
 
 int attribute_of_this_gpu(cudaDeviceAttr attribute) {
     int device = 0, value = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
         (void)cudaGetLastError();  // not an error for the caller: it goes without
         return 0;
     }

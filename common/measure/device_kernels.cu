@@ -79,8 +79,8 @@ void fill_shared_memory(uint32_t bits) {
     static const int most_bytes = attribute_of_this_gpu(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     constexpr int kWithoutAsking = 48 * 1024;
     if (sms == 0 || most_bytes < kWithoutAsking) return;  // CUDA could not say
-    CUDA_CHECK(cudaFuncSetAttribute(shared_memory_fill_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    most_bytes));
+    CUDA_CHECK(
+        cudaFuncSetAttribute(shared_memory_fill_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most_bytes));
     for (const int bytes : {most_bytes, kWithoutAsking}) {
         const int blocks = 2 * sms * (most_bytes / bytes);  // twice as many as fit at once
         shared_memory_fill_kernel<<<blocks, 1024, bytes>>>(bits, bytes / static_cast<int>(sizeof(uint32_t)));

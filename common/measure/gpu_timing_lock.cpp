@@ -14,8 +14,7 @@ GpuTimingLock::GpuTimingLock(const char* path) {
     fd_ = open(path, O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) return;
     int locked;
-    while ((locked = flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {
-    }
+    while ((locked = flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {}
     if (locked != 0) {
         close(fd_);
         fd_ = -1;

@@ -8,10 +8,10 @@
 namespace workshop {
 
 struct Waves {
-    double count = 0;          // blocks / (SMs x resident blocks per SM); fractional part is the tail
+    double count = 0;  // blocks / (SMs x resident blocks per SM); fractional part is the tail
     int64_t full_waves = 0;
-    int64_t tail_blocks = 0;   // blocks in the last, partial wave (0 when the last wave is full)
-    double tail_fill = 1.0;    // how full the last wave is, 0..1
+    int64_t tail_blocks = 0;  // blocks in the last, partial wave (0 when the last wave is full)
+    double tail_fill = 1.0;   // how full the last wave is, 0..1
 };
 
 // Blocks run in waves: each SM holds `blocks_per_sm` at a time. A small tail wave leaves most SMs idle.
@@ -22,7 +22,9 @@ double theoretical_occupancy(int blocks_per_sm, int threads_per_block, int max_t
 
 // Flops per byte of the least DRAM traffic; the machine balance is peak flops over peak bandwidth.
 inline double arithmetic_intensity(double flops, double bytes) { return bytes > 0 ? flops / bytes : 0.0; }
-inline double machine_balance(double peak_gflops, double peak_gbps) { return peak_gbps > 0 ? peak_gflops / peak_gbps : 0.0; }
+inline double machine_balance(double peak_gflops, double peak_gbps) {
+    return peak_gbps > 0 ? peak_gflops / peak_gbps : 0.0;
+}
 
 enum class Limiter { Memory, Math, Latency };
 

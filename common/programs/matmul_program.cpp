@@ -85,8 +85,8 @@ void add_host_rows(const Options& o, const DeviceFacts& dev, const MatmulInputs&
     plan.warmup = 1;
     std::vector<float> C(static_cast<size_t>(o.M) * o.N);
     const Timing cpu = time_on_host([&] { matmul_cpu(in.A.data(), in.B.data(), C.data(), o.M, o.N, o.K); }, plan);
-    rows.push_back(make_row(kTrack, "CPU (OpenMP)", "cpu", shape, cpu, gigaflops_per_second(flops, cpu.median_s()),
-                            kUnit, dev));
+    rows.push_back(
+        make_row(kTrack, "CPU (OpenMP)", "cpu", shape, cpu, gigaflops_per_second(flops, cpu.median_s()), kUnit, dev));
 
     PinnedBuffer<float> A(in.A.size()), B(in.B.size()), pinned_C(C.size());
     std::copy(in.A.begin(), in.A.end(), A.get());
@@ -157,7 +157,9 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     if (const auto ended = run.check_before_timing(round_trip_check(o))) return *ended;
     const StepAndReferenceTimings timings = time_step_and_yardsticks(o, problem, run.kernel_pending());
     const auto again = [&] { return problem.run_checked().verdict; };
-    if (const auto ended = run.check_after_timing(again, [&] { problem.launch(); }, timings.step)) return *ended;
+    if (const auto ended = run.check_after_timing(
+            again, [&] { problem.launch(); }, timings.step))
+        return *ended;
 
     const double flops = matmul_flops(o.M, o.N, o.K);
     const auto step_row = [&](const Timing& t) {
@@ -180,10 +182,10 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     for (auto& r : run.rows)  // the tensor cores have their own, far higher peak: a % of the FP32 peak means nothing
         if (r.name == "cuBLAS SGEMM TF32 tensor cores") r.pct_of_peak = -1;
 
-    const std::string title =
-        fmt::format("{}\nmatmul C = A * B, M={} N={} K={} fp32 column-major, {} ({:.1f} GFLOP per run, median of "
-                    "the timed runs)",
-                    describe(dev), o.M, o.N, o.K, program_label(), flops / 1e9);
+    const std::string title = fmt::format(
+        "{}\nmatmul C = A * B, M={} N={} K={} fp32 column-major, {} ({:.1f} GFLOP per run, median of "
+        "the timed runs)",
+        describe(dev), o.M, o.N, o.K, program_label(), flops / 1e9);
     return run.report(o, title, "cuBLAS");
 }
 

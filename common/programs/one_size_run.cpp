@@ -35,8 +35,7 @@ std::optional<int> OneSizeRun::check_after_timing(const std::function<Verdict()>
     return report_time_the_events_missed(launch, *step, shape_);
 }
 
-bool OneSizeRun::add_step_row(const std::optional<Timing>& step,
-                              const std::function<ResultRow(const Timing&)>& row) {
+bool OneSizeRun::add_step_row(const std::optional<Timing>& step, const std::function<ResultRow(const Timing&)>& row) {
     if (kernel_pending_) {
         details.push_back(fmt::format("{0}_on_device launches no kernel yet: write it (the TODOs in step1/{0}.cu)",
                                       function_prefix_));

@@ -56,9 +56,12 @@ bool parse_seconds(const std::string& option, const std::string& text, double& v
 }
 
 bool parse_format(const std::string& text, OutputFormat& format, std::string& error) {
-    if (text == "human") format = OutputFormat::Human;
-    else if (text == "csv") format = OutputFormat::Csv;
-    else if (text == "json") format = OutputFormat::Json;
+    if (text == "human")
+        format = OutputFormat::Human;
+    else if (text == "csv")
+        format = OutputFormat::Csv;
+    else if (text == "json")
+        format = OutputFormat::Json;
     else {
         error = fmt::format("--format: '{}' is not one of human, csv, json", text);
         return false;
@@ -74,9 +77,10 @@ std::string check_products(Track track, const Options& o) {
             return fmt::format("{} x {} has more than 2^31-1 elements, the most the kernels index", o.rows, o.cols);
     } else {
         if (too_big(o.M, o.K) || too_big(o.K, o.N) || too_big(o.M, o.N))
-            return fmt::format("M={} N={} K={}: a matrix would have more than 2^31-1 elements, "
-                               "the most the kernels index",
-                               o.M, o.N, o.K);
+            return fmt::format(
+                "M={} N={} K={}: a matrix would have more than 2^31-1 elements, "
+                "the most the kernels index",
+                o.M, o.N, o.K);
     }
     return {};
 }
@@ -99,16 +103,14 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
         {"--reps", int_setter(o.reps, 100000)},
         {"--warmup", int_setter(o.warmup, 1000, 0)},
         {"--misalign", int_setter(o.misalign, 3, 0)},
-        {"--budget", [&](const std::string& n, const std::string& t, std::string& e) {
-             return parse_seconds(n, t, o.budget_s, e);
-         }},
-        {"--min-time", [&](const std::string& n, const std::string& t, std::string& e) {
-             return parse_seconds(n, t, o.min_time_s, e);
-         }},
-        {"--format", [&](const std::string&, const std::string& t, std::string& e) {
-             return parse_format(t, o.format, e);
-         }},
-        {"--seed", [&](const std::string& n, const std::string& t, std::string& e) {
+        {"--budget", [&](const std::string& n, const std::string& t,
+                         std::string& e) { return parse_seconds(n, t, o.budget_s, e); }},
+        {"--min-time", [&](const std::string& n, const std::string& t,
+                           std::string& e) { return parse_seconds(n, t, o.min_time_s, e); }},
+        {"--format",
+         [&](const std::string&, const std::string& t, std::string& e) { return parse_format(t, o.format, e); }},
+        {"--seed",
+         [&](const std::string& n, const std::string& t, std::string& e) {
              int64_t v = 0;
              if (!parse_int_in_range(n, t, 0, INT64_MAX, v, e)) return false;
              o.seed = static_cast<uint64_t>(v);

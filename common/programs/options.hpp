@@ -20,18 +20,19 @@ struct Options {
     double budget_s = 5.0;    // stop timing early past this many seconds (never under 3 runs); 0 = no limit
     uint64_t seed = 20240611;
     OutputFormat format = OutputFormat::Human;
-    bool check = false;       // run the whole shape battery (and the memory checks) instead of one size
-    bool check_shape = false; // one checked run at the size given, no timing
-    bool check_in_turn = false; // every shape of the battery in this process, one after the other (--check's child)
-    bool check_round_trip = false; // step 1: *_from_host alone at the size given, SKIP where it does not fit
-    bool check_sanitizer_shapes = false; // each shape compute-sanitizer checks, in turn (--check's and --sanitize's child)
-    bool say_ready = false;   // print make check's ready line once the CUDA context is up (--check's children)
-    bool sanitize = false;    // compute-sanitizer's memcheck, racecheck and synccheck at two small shapes
-    int misalign = 0;         // 1 to 3: the matrices start that many floats past an aligned address
-    bool guards = true;       // canary words around every matrix (off under compute-sanitizer)
-    bool flush_l2 = false;    // evict L2 before every timed run
-    bool references = true;   // time the copy kernel / cuBLAS beside the step
-    bool host_rows = true;    // step 1: also time the CPU version and the round trips through host memory
+    bool check = false;             // run the whole shape battery (and the memory checks) instead of one size
+    bool check_shape = false;       // one checked run at the size given, no timing
+    bool check_in_turn = false;     // every shape of the battery in this process, one after the other (--check's child)
+    bool check_round_trip = false;  // step 1: *_from_host alone at the size given, SKIP where it does not fit
+    bool check_sanitizer_shapes =
+        false;               // each shape compute-sanitizer checks, in turn (--check's and --sanitize's child)
+    bool say_ready = false;  // print make check's ready line once the CUDA context is up (--check's children)
+    bool sanitize = false;   // compute-sanitizer's memcheck, racecheck and synccheck at two small shapes
+    int misalign = 0;        // 1 to 3: the matrices start that many floats past an aligned address
+    bool guards = true;      // canary words around every matrix (off under compute-sanitizer)
+    bool flush_l2 = false;   // evict L2 before every timed run
+    bool references = true;  // time the copy kernel / cuBLAS beside the step
+    bool host_rows = true;   // step 1: also time the CPU version and the round trips through host memory
     bool help = false;
 };
 

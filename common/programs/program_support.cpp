@@ -55,9 +55,10 @@ std::optional<int> report_wrong_after_timing(const Verdict& again, const std::st
     if (again.ok) return std::nullopt;
     Verdict v = again;
     if (!v.a_call_explains_it() && non_blocking_stream_note().empty())  // else those say why
-        v.hint = "right on its first launch, wrong after the timed ones: does the kernel keep state from one launch "
-                 "to the next (a __device__ counter or flag that nothing resets)?" +
-                 (again.hint.empty() ? std::string() : "\n" + again.hint);
+        v.hint =
+            "right on its first launch, wrong after the timed ones: does the kernel keep state from one launch "
+            "to the next (a __device__ counter or flag that nothing resets)?" +
+            (again.hint.empty() ? std::string() : "\n" + again.hint);
     return report_shape(v, fmt::format("after the timed runs at {}: ", shape));
 }
 
@@ -76,9 +77,10 @@ std::optional<int> report_time_the_events_missed(const std::function<void()>& la
     // The fastest timed launch, not the median: on a GPU shared with other programs, two events with nothing
     // between them can still be stamped a time slice apart, and make test runs many programs at once.
     if (wall_s < 1e-4 || wall_s < 3 * timed.min_ms * 1e-3) return std::nullopt;
-    fmt::print("FAIL: {}the timing cannot see the kernel: a launch and cudaDeviceSynchronize() take {:.3f} ms, the "
-               "fastest timed launch {:.3f} ms\n",
-               where_make_check_times(shape), wall_s * 1e3, timed.min_ms);
+    fmt::print(
+        "FAIL: {}the timing cannot see the kernel: a launch and cudaDeviceSynchronize() take {:.3f} ms, the "
+        "fastest timed launch {:.3f} ms\n",
+        where_make_check_times(shape), wall_s * 1e3, timed.min_ms);
     fmt::print("{}\n", non_blocking_stream_note());
     return kExitWrongAnswer;
 }
@@ -105,8 +107,7 @@ void wait_for_timing_gate_before_the_context() {
 
 StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
                                                  const std::vector<std::function<void()>>& references,
-                                                 const TimingPlan& plan,
-                                                 const std::function<void()>& before_each) {
+                                                 const TimingPlan& plan, const std::function<void()>& before_each) {
     std::vector<std::function<void()>> launches;
     if (step) {
         wait_for_timing_gate();
@@ -207,19 +208,20 @@ LaunchModel model_launch(const LaunchInfo& launch, const DeviceFacts& device) {
 
 std::string describe_launch(const LaunchModel& m) {
     if (m.blocks == 0) return "no kernel launched";
-    std::string tail = m.waves.tail_blocks == 0
-                           ? "no partial wave"
-                           : fmt::format("last wave {:.0f}% full", 100 * m.waves.tail_fill);
-    return fmt::format("{} blocks x {} threads; {} blocks/SM resident, theoretical occupancy {:.0f}%; "
-                       "{:.2f} waves ({})",
-                       m.blocks, m.threads_per_block, m.blocks_per_sm, 100 * m.occupancy, m.waves.count, tail);
+    std::string tail =
+        m.waves.tail_blocks == 0 ? "no partial wave" : fmt::format("last wave {:.0f}% full", 100 * m.waves.tail_fill);
+    return fmt::format(
+        "{} blocks x {} threads; {} blocks/SM resident, theoretical occupancy {:.0f}%; "
+        "{:.2f} waves ({})",
+        m.blocks, m.threads_per_block, m.blocks_per_sm, 100 * m.occupancy, m.waves.count, tail);
 }
 
 std::string l2_note(double working_set_bytes, const DeviceFacts& device) {
     if (working_set_bytes > static_cast<double>(device.l2_bytes)) return {};
-    return fmt::format("the data ({:.1f} MB) fits in the {:.0f} MB L2: repeated runs are served from L2, so this is "
-                       "not DRAM bandwidth (use a larger size, or --flush-l2)",
-                       working_set_bytes / 1e6, device.l2_bytes / 1e6);
+    return fmt::format(
+        "the data ({:.1f} MB) fits in the {:.0f} MB L2: repeated runs are served from L2, so this is "
+        "not DRAM bandwidth (use a larger size, or --flush-l2)",
+        working_set_bytes / 1e6, device.l2_bytes / 1e6);
 }
 
 void print_results(const Options& o, const std::string& title, const std::vector<ResultRow>& rows,
@@ -248,9 +250,8 @@ void set_percentages(std::vector<ResultRow>& rows, const std::string& reference_
     }
 }
 
-ResultRow make_row(const std::string& track, const std::string& name, const std::string& kind,
-                   const std::string& shape, const Timing& t, double rate, const std::string& unit,
-                   const DeviceFacts& device) {
+ResultRow make_row(const std::string& track, const std::string& name, const std::string& kind, const std::string& shape,
+                   const Timing& t, double rate, const std::string& unit, const DeviceFacts& device) {
     ResultRow r;
     r.track = track;
     r.name = name;

@@ -119,8 +119,7 @@ struct StepAndReferenceTimings {
 };
 StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
                                                  const std::vector<std::function<void()>>& references,
-                                                 const TimingPlan& plan,
-                                                 const std::function<void()>& before_each = {});
+                                                 const TimingPlan& plan, const std::function<void()>& before_each = {});
 
 // make check's timing run makes its context, its data and its checked run beside the battery, then waits at
 // make check's gate. A GPU that takes one process at a time would then turn the battery's processes away, so
@@ -233,8 +232,7 @@ int run_mode(const Options& o, const std::string& track, int step, const std::ve
 // Fills each row's % of the same-run reference row named `reference_name` and % of `peak` (transfers excepted).
 void set_percentages(std::vector<ResultRow>& rows, const std::string& reference_name, double peak);
 
-ResultRow make_row(const std::string& track, const std::string& name, const std::string& kind,
-                   const std::string& shape, const Timing& t, double rate, const std::string& unit,
-                   const DeviceFacts& device);
+ResultRow make_row(const std::string& track, const std::string& name, const std::string& kind, const std::string& shape,
+                   const Timing& t, double rate, const std::string& unit, const DeviceFacts& device);
 
 }  // namespace workshop

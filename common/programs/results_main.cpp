@@ -42,13 +42,19 @@ struct TrackSpec {
 };
 
 const TrackSpec kTracks[] = {
-    {"transpose", "GB/s", "copy kernel", "copy",
+    {"transpose",
+     "GB/s",
+     "copy kernel",
+     "copy",
      {"one thread per row", "2D grid, one thread per element", "shared-memory tile", "padded tile, no bank conflicts",
       "several elements per thread"},
      {1024, 2048, 4096, 8192, 16384},
      16384,
      8192},
-    {"matmul", "GFLOP/s", "cuBLAS SGEMM FP32", "cuBLAS",
+    {"matmul",
+     "GFLOP/s",
+     "cuBLAS SGEMM FP32",
+     "cuBLAS",
      {"one thread per output (uncoalesced)", "coalesced", "shared-memory tiles", "several outputs per thread (1D)",
       "2D register tile, float4 loads"},
      {256, 512, 1024, 2048, 4096, 8192},
@@ -114,8 +120,9 @@ std::vector<ResultRow> read_rows(const fs::path& csv, const std::string& given_d
     const bool undated = std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.date.empty(); });
     if (rows.empty() || !undated) return rows;
     struct stat info {};
-    const std::string date = !given_date.empty() ? given_date
-                             : stat(csv.c_str(), &info) == 0 ? iso_date(info.st_mtime) : std::string();
+    const std::string date = !given_date.empty()             ? given_date
+                             : stat(csv.c_str(), &info) == 0 ? iso_date(info.st_mtime)
+                                                             : std::string();
     fmt::print(stderr, "{}: rows without a date take {} ({})\n", csv.string(), date.empty() ? "none" : date,
                !given_date.empty() ? "--date" : "the file's modification time; --date sets the day measured");
     stamp_date(rows, date);
@@ -175,13 +182,15 @@ void publish_table(const TrackSpec& spec, const std::vector<ResultRow>& table, c
     std::vector<Bar> bars;
     std::vector<LimitLine> limits;
     for (const auto& r : table) {
-        if (r.kind == "limit" || r.name == spec.reference) limits.push_back({r.name, r.rate});
-        else if (r.rate > 0 && r.name.find("TF32") == std::string::npos) bars.push_back({r.name, r.rate});
+        if (r.kind == "limit" || r.name == spec.reference)
+            limits.push_back({r.name, r.rate});
+        else if (r.rate > 0 && r.name.find("TF32") == std::string::npos)
+            bars.push_back({r.name, r.rate});
     }
-    const ChartText text{fmt::format("{} {} on {}", spec.track, spaced(shape), device),
-                         fmt::format("measured {}; each bar the median of its timed runs; dashed: the limits",
-                                     date_span(table)),
-                         spec.unit};
+    const ChartText text{
+        fmt::format("{} {} on {}", spec.track, spaced(shape), device),
+        fmt::format("measured {}; each bar the median of its timed runs; dashed: the limits", date_span(table)),
+        spec.unit};
     write_file(out / (spec.track + ".svg"), svg_bar_chart(text, bars, limits));
 }
 
@@ -199,8 +208,8 @@ bool gather_sweep(const TrackSpec& spec, const fs::path& bin, const std::string&
             // problem sits in L2, the launches in turn slow a step: on an H200 at 1024 x 1024, step 4 read
             // 1231-1248 GB/s alone and 940-997 in turn, step 5 1533-1560 and 1088-1155. With steps 1-4 timed alone
             // and step 5 in turn, as before, one bench of two had step 4 ahead of step 5 there.
-            const std::string command = fmt::format("'{}' --csv --no-host --size {} --budget 0{}", program.string(),
-                                                    size, passthrough);
+            const std::string command =
+                fmt::format("'{}' --csv --no-host --size {} --budget 0{}", program.string(), size, passthrough);
             std::fflush(stdout);  // the tables so far first, when both streams go to one file
             fmt::print(stderr, "  {} --size {}\n", program.filename().string(), size);
             for (int run = 1; run <= 2; ++run) {
@@ -328,19 +337,20 @@ void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, con
         fmt::print("{}\n", line);
     }
     write_data(out / ("bench_" + spec.track), all);
-    write_file(out / ("bench_" + spec.track + ".svg"),
-               svg_line_chart(sweep_text(spec, all, device),
-                              spec.track == "transpose" ? "matrix side (rows = cols)" : "matrix side (M = N = K)",
-                              series));
+    write_file(
+        out / ("bench_" + spec.track + ".svg"),
+        svg_line_chart(sweep_text(spec, all, device),
+                       spec.track == "transpose" ? "matrix side (rows = cols)" : "matrix side (M = N = K)", series));
 }
 
 void print_variation(std::vector<Variation> variations) {
     if (variations.empty()) return;
     std::sort(variations.begin(), variations.end());
-    fmt::print("\nrun-to-run variation of the medians (two runs of every kernel at every size): median {:.2f}%, "
-               "90th percentile {:.2f}%, largest {:.2f}% ({})\n",
-               100 * variations[variations.size() / 2].share, 100 * variations[variations.size() * 9 / 10].share,
-               100 * variations.back().share, variations.back().where);
+    fmt::print(
+        "\nrun-to-run variation of the medians (two runs of every kernel at every size): median {:.2f}%, "
+        "90th percentile {:.2f}%, largest {:.2f}% ({})\n",
+        100 * variations[variations.size() / 2].share, 100 * variations[variations.size() * 9 / 10].share,
+        100 * variations.back().share, variations.back().where);
 }
 
 }  // namespace
@@ -351,19 +361,26 @@ int main(int argc, char** argv) {
     bool sweep = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--out" && i + 1 < argc) out = argv[++i];
-        else if (arg == "--track" && i + 1 < argc) only = argv[++i];
-        else if (arg == "--replot" && i + 1 < argc) replot = argv[++i];
-        else if (arg == "--date" && i + 1 < argc) date = argv[++i];
-        else if (arg == "--sweep") sweep = true;
+        if (arg == "--out" && i + 1 < argc)
+            out = argv[++i];
+        else if (arg == "--track" && i + 1 < argc)
+            only = argv[++i];
+        else if (arg == "--replot" && i + 1 < argc)
+            replot = argv[++i];
+        else if (arg == "--date" && i + 1 < argc)
+            date = argv[++i];
+        else if (arg == "--sweep")
+            sweep = true;
         else if (arg == "--help" || arg == "-h") {
-            fmt::print("usage: {} [--sweep] [--out DIR] [--track transpose|matmul] "
-                       "[program options, e.g. --reps 50 --flush-l2]\n"
-                       "       {} --replot DIR [--out DIR] [--date YYYY-MM-DD]   (tables and charts again from DIR's\n"
-                       "           CSV files; --date: the day measured, for rows written before they carried one)\n",
-                       argv[0], argv[0]);
+            fmt::print(
+                "usage: {} [--sweep] [--out DIR] [--track transpose|matmul] "
+                "[program options, e.g. --reps 50 --flush-l2]\n"
+                "       {} --replot DIR [--out DIR] [--date YYYY-MM-DD]   (tables and charts again from DIR's\n"
+                "           CSV files; --date: the day measured, for rows written before they carried one)\n",
+                argv[0], argv[0]);
             return kExitOk;
-        } else passthrough += fmt::format(" '{}'", arg);
+        } else
+            passthrough += fmt::format(" '{}'", arg);
     }
     if (!date.empty() && (replot.empty() || !std::regex_match(date, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}")))) {
         fmt::print(stderr, "error: --date: '{}' {}\n", date,

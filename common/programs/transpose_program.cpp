@@ -99,7 +99,12 @@ void add_transfer_rows(const Options& o, const DeviceFacts& dev, const std::vect
         r.note = "transpose_from_host: allocate, copy in, kernel, copy out, free";
         rows.push_back(r);
     }
-    const struct { const char* name; void* dst; const void* src; cudaMemcpyKind kind; } copies[] = {
+    const struct {
+        const char* name;
+        void* dst;
+        const void* src;
+        cudaMemcpyKind kind;
+    } copies[] = {
         {"copy host->device, pageable", d_in, in.data(), cudaMemcpyHostToDevice},
         {"copy host->device, pinned", d_in, pinned_in.get(), cudaMemcpyHostToDevice},
         {"copy device->host, pageable", out.data(), d_in, cudaMemcpyDeviceToHost},
@@ -110,8 +115,9 @@ void add_transfer_rows(const Options& o, const DeviceFacts& dev, const std::vect
         rows.push_back(
             make_row(kTrack, c.name, "transfer", shape, t, gigabytes_per_second(bytes, t.median_s()), kUnit, dev));
     }
-    details.push_back("transfers: GB/s of the copies count the bytes crossing the bus once; the round trips count the "
-                      "transpose's own bytes, to compare with the kernel");
+    details.push_back(
+        "transfers: GB/s of the copies count the bytes crossing the bus once; the round trips count the "
+        "transpose's own bytes, to compare with the kernel");
 #else
     (void)o, (void)dev, (void)in, (void)d_in, (void)rows, (void)details;
 #endif
@@ -196,9 +202,10 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     set_percentages(run.rows, "copy kernel", dev.dram_gbps);
     if (const std::string note = l2_note(bytes, dev); !note.empty()) run.details.push_back("note: " + note);
 
-    const std::string title = fmt::format("{}\ntranspose {} fp32, {} ({:.0f} MB moved per run, median of the timed "
-                                          "runs)",
-                                          describe(dev), shape, program_label(), bytes / 1e6);
+    const std::string title = fmt::format(
+        "{}\ntranspose {} fp32, {} ({:.0f} MB moved per run, median of the timed "
+        "runs)",
+        describe(dev), shape, program_label(), bytes / 1e6);
     return run.report(o, title, "copy");
 }
 

@@ -51,7 +51,7 @@ std::vector<double> linear_ticks(double lo, double hi, int max_ticks) {
     max_ticks = std::max(max_ticks, 2);
     if (!(hi > lo)) hi = lo + 1;
     const double raw = (hi - lo) / (max_ticks - 1);
-    for (double decade = std::pow(10.0, std::floor(std::log10(raw))); ; decade *= 10) {
+    for (double decade = std::pow(10.0, std::floor(std::log10(raw)));; decade *= 10) {
         for (double m : {1.0, 2.0, 5.0}) {
             const double step = m * decade;
             const double first = std::floor(lo / step * (1 + kNudge)), last = std::ceil(hi / step * (1 - kNudge));
@@ -74,7 +74,8 @@ std::vector<double> log_ticks(double lo, double hi, int max_ticks) {
     int every = 1;
     while ((last - first + every - 1) / every + 1 > max_ticks) ++every;
     ticks.clear();
-    for (int e = first; ticks.empty() || ticks.back() < hi * (1 - kNudge); e += every) ticks.push_back(std::pow(10.0, e));
+    for (int e = first; ticks.empty() || ticks.back() < hi * (1 - kNudge); e += every)
+        ticks.push_back(std::pow(10.0, e));
     return ticks;
 }
 
@@ -114,14 +115,22 @@ double text_width(const std::string& text, double font_px) {
     double ems = 0;
     for (unsigned char c : text) {
         if ((c & 0xC0) == 0x80) continue;  // the rest of a UTF-8 character: counted with its first byte
-        if (std::strchr("ijlI|'", c)) ems += 0.28;
-        else if (std::strchr(" .,:;!", c)) ems += 0.32;
-        else if (std::strchr("ftr()[]-/", c)) ems += 0.41;
-        else if (std::strchr("csz", c)) ems += 0.55;
-        else if (c == 'w') ems += 0.82;
-        else if (std::strchr("mMW%", c)) ems += 1.0;
-        else if (c >= 'A' && c <= 'Z') ems += 0.77;
-        else ems += 0.64;  // digits, most lowercase letters, anything else
+        if (std::strchr("ijlI|'", c))
+            ems += 0.28;
+        else if (std::strchr(" .,:;!", c))
+            ems += 0.32;
+        else if (std::strchr("ftr()[]-/", c))
+            ems += 0.41;
+        else if (std::strchr("csz", c))
+            ems += 0.55;
+        else if (c == 'w')
+            ems += 0.82;
+        else if (std::strchr("mMW%", c))
+            ems += 1.0;
+        else if (c >= 'A' && c <= 'Z')
+            ems += 0.77;
+        else
+            ems += 0.64;  // digits, most lowercase letters, anything else
     }
     return ems * font_px * 1.05;
 }

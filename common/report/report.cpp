@@ -33,8 +33,10 @@ std::string json_escape(const std::string& text) {
             case '\n': out += "\\n"; break;
             case '\t': out += "\\t"; break;
             default:
-                if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-                else out += c;
+                if (static_cast<unsigned char>(c) < 0x20)
+                    out += fmt::format("\\u{:04x}", c);
+                else
+                    out += c;
         }
     }
     return out;
@@ -60,9 +62,12 @@ std::vector<std::string> split_csv(const std::string& line) {
     for (size_t i = 0; i < line.size(); ++i) {
         const char c = line[i];
         if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') fields.back() += '"', ++i;
-            else if (c == '"') quoted = false;
-            else fields.back() += c;
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                fields.back() += '"', ++i;
+            else if (c == '"')
+                quoted = false;
+            else
+                fields.back() += c;
         } else if (c == '"') {
             quoted = true;
         } else if (c == ',') {
@@ -81,8 +86,9 @@ bool from_csv(const std::string& line, ResultRow& r) {
     if ((f.size() != 15 && f.size() != 16) || f[0] == "track") return false;
     f.resize(16);  // files written before rows carried a date
     auto num = [](const std::string& s) { return std::strtod(s.c_str(), nullptr); };
-    r = ResultRow{f[0], f[1], f[2], f[3], f[4], std::atoi(f[5].c_str()), num(f[6]), num(f[7]), num(f[8]),
-                  num(f[9]), f[10], num(f[11]), num(f[12]), f[13], f[14], f[15]};
+    r = ResultRow{f[0],       f[1],      f[2],      f[3],      f[4],  std::atoi(f[5].c_str()),
+                  num(f[6]),  num(f[7]), num(f[8]), num(f[9]), f[10], num(f[11]),
+                  num(f[12]), f[13],     f[14],     f[15]};
     return true;
 }
 

@@ -14,8 +14,8 @@ struct ResultRow {
     std::string status;  // PASS | FAIL | empty when not checked
     int reps = 0;
     double median_ms = 0, min_ms = 0, max_ms = 0;
-    double rate = 0;          // in `unit`
-    std::string unit;         // GB/s | GFLOP/s
+    double rate = 0;               // in `unit`
+    std::string unit;              // GB/s | GFLOP/s
     double pct_of_reference = -1;  // of the yardstick measured in the same run (copy kernel, cuBLAS FP32); < 0: none
     double pct_of_peak = -1;       // of the theoretical DRAM bandwidth / FP32 peak; < 0: none
     std::string device;

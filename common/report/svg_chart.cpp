@@ -22,10 +22,14 @@ const char* const kOtherColors[] = {"#222222", "#9c755f", "#17a2b8", "#c9a300", 
 std::string esc(const std::string& s) {
     std::string out;
     for (char c : s) {
-        if (c == '&') out += "&amp;";
-        else if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else out += c;
+        if (c == '&')
+            out += "&amp;";
+        else if (c == '<')
+            out += "&lt;";
+        else if (c == '>')
+            out += "&gt;";
+        else
+            out += c;
     }
     return out;
 }
@@ -33,8 +37,8 @@ std::string esc(const std::string& s) {
 // One line of text. `halo` draws a white outline under it, so that it stays readable across a grid line.
 std::string text(double x, double y, double px, const char* anchor, const std::string& s, bool halo = false,
                  const char* extra = "") {
-    return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\" text-anchor=\"{}\"{}{}>{}</text>\n", x, y,
-                       px, anchor, halo ? " stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"" : "", extra,
+    return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\" text-anchor=\"{}\"{}{}>{}</text>\n", x, y, px,
+                       anchor, halo ? " stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"" : "", extra,
                        esc(s));
 }
 
@@ -67,9 +71,12 @@ std::vector<std::string> chart_colors(const std::vector<std::string>& labels) {
     for (const auto& label : labels) {
         const bool step = label.size() > 5 && label.rfind("step ", 0) == 0 && label[5] >= '1' && label[5] <= '5' &&
                           (label.size() == 6 || !std::isdigit(static_cast<unsigned char>(label[6])));
-        if (step) colors.push_back(kStepColors[label[5] - '1']);
-        else if (label.rfind("CPU", 0) == 0) colors.push_back("#a0a0a0");
-        else colors.push_back(kOtherColors[others++ % (sizeof(kOtherColors) / sizeof(*kOtherColors))]);
+        if (step)
+            colors.push_back(kStepColors[label[5] - '1']);
+        else if (label.rfind("CPU", 0) == 0)
+            colors.push_back("#a0a0a0");
+        else
+            colors.push_back(kOtherColors[others++ % (sizeof(kOtherColors) / sizeof(*kOtherColors))]);
     }
     return colors;
 }
@@ -108,13 +115,14 @@ std::string svg_bar_chart(const ChartText& t, const std::vector<Bar>& bars, cons
     std::string svg = header(width, height, t);
     for (double tick : axis.ticks) {
         const double x = x_of(tick);
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
-                           "stroke=\"#e4e4e4\"/>\n",
-                           x, top, bottom);
+        svg += fmt::format(
+            "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+            "stroke=\"#e4e4e4\"/>\n",
+            x, top, bottom);
         svg += text(x, bottom + 16, kSmallPx, "middle", chart::tick_label(tick));
     }
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#999\"/>\n",
-                       left, top, bottom);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#999\"/>\n", left,
+                       top, bottom);
     svg += text(left + plot_w / 2, bottom + 38, kLabelPx, "middle", axis_unit(t, axis));
 
     std::vector<std::string> labels;
@@ -130,9 +138,10 @@ std::string svg_bar_chart(const ChartText& t, const std::vector<Bar>& bars, cons
                                left, y + 4, std::max(end - left, 2.0), row_h - 8, colors[i]);
     }
     for (size_t i = 0; i < limits.size(); ++i)
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\" "
-                           "stroke-dasharray=\"5,4\"/>\n",
-                           x_of(limits[i].value), top - 4 - rows[i] * limit_row_h, bottom);
+        svg += fmt::format(
+            "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\" "
+            "stroke-dasharray=\"5,4\"/>\n",
+            x_of(limits[i].value), top - 4 - rows[i] * limit_row_h, bottom);
     // A value goes after its bar, or inside the bar's end in white where a limit line would run through it.
     for (size_t i = 0; i < bars.size(); ++i) {
         const double end = std::max(x_of(bars[i].value), left + 2), y = top + i * row_h + 17;
@@ -141,8 +150,10 @@ std::string svg_bar_chart(const ChartText& t, const std::vector<Bar>& bars, cons
         const bool crossed = std::any_of(limits.begin(), limits.end(), [&](const LimitLine& l) {
             return x_of(l.value) > end - 1 && x_of(l.value) < end + 4 + w + 2;
         });
-        if (crossed && end - left > w + 12) svg += text(end - 5, y, kSmallPx, "end", value, false, " fill=\"white\"");
-        else svg += text(end + 4, y, kSmallPx, "start", value, true);
+        if (crossed && end - left > w + 12)
+            svg += text(end - 5, y, kSmallPx, "end", value, false, " fill=\"white\"");
+        else
+            svg += text(end + 4, y, kSmallPx, "start", value, true);
     }
     for (size_t i = 0; i < limits.size(); ++i) {
         const double x = x_of(limits[i].value);
@@ -185,9 +196,10 @@ std::string svg_line_chart(const ChartText& t, const std::string& x_label, const
     std::string svg = header(width, height, t);
     svg += text(left, top - 12, kLabelPx, "start", axis_unit(t, axis));
     for (double tick : axis.ticks) {
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
-                           "stroke=\"#e4e4e4\"/>\n",
-                           left, py(tick), left + plot_w);
+        svg += fmt::format(
+            "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+            "stroke=\"#e4e4e4\"/>\n",
+            left, py(tick), left + plot_w);
         svg += text(left - 6, py(tick) + 4, kSmallPx, "end", chart::tick_label(tick));
     }
     // x ticks at the measured sizes, every other one left out while their labels would touch.
@@ -195,15 +207,16 @@ std::string svg_line_chart(const ChartText& t, const std::string& x_label, const
     for (double x : xs) {
         const std::string label = fmt::format("{:g}", x);  // a size, written out: 16384, not 16.384k
         const double w = text_width(label, kSmallPx);
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
-                           "stroke=\"#e4e4e4\"/>\n",
-                           px(x), top, bottom);
+        svg += fmt::format(
+            "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+            "stroke=\"#e4e4e4\"/>\n",
+            px(x), top, bottom);
         if (px(x) - w / 2 < last_label_end + 8) continue;
         svg += text(px(x), bottom + 16, kSmallPx, "middle", label);
         last_label_end = px(x) + w / 2;
     }
-    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n",
-                       left, top, plot_w, plot_h);
+    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", left,
+                       top, plot_w, plot_h);
     svg += text(left + plot_w / 2, bottom + 38, kLabelPx, "middle", x_label);
 
     std::vector<std::string> labels;
@@ -220,19 +233,20 @@ std::string svg_line_chart(const ChartText& t, const std::string& x_label, const
         std::string path;
         for (const auto& [x, y] : s.points)
             path += fmt::format("{}{:.1f},{:.1f} ", path.empty() ? "M" : "L", px(x), py(y));
-        svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.2\"{}/>\n", path, colors[i],
-                           dash);
+        svg +=
+            fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.2\"{}/>\n", path, colors[i], dash);
         if (!s.dashed)
             for (const auto& [x, y] : s.points)
-                svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", px(x), py(y),
-                                   colors[i]);
+                svg +=
+                    fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", px(x), py(y), colors[i]);
     }
     for (size_t rank = 0; rank < order.size(); ++rank) {
         const size_t i = order[rank];
         const double y = top + 10 + 20 * rank;
-        svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" "
-                           "stroke-width=\"2.2\"{4}/>\n",
-                           legend_x, y, legend_x + 26, colors[i], series[i].dashed ? " stroke-dasharray=\"7,4\"" : "");
+        svg += fmt::format(
+            "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" "
+            "stroke-width=\"2.2\"{4}/>\n",
+            legend_x, y, legend_x + 26, colors[i], series[i].dashed ? " stroke-dasharray=\"7,4\"" : "");
         svg += text(legend_x + 32, y + 4, kLegendPx, "start", series[i].label);
     }
     return svg + "</svg>\n";

@@ -32,7 +32,7 @@ std::string svg_bar_chart(const ChartText& text, const std::vector<Bar>& bars, c
 struct Series {
     std::string label;
     std::vector<std::pair<double, double>> points;  // (x, y)
-    bool dashed = false;                             // references and limits are drawn dashed
+    bool dashed = false;                            // references and limits are drawn dashed
 };
 
 // Value against problem size, x on a log2 axis: one line per kernel, the legend in the order of the lines'

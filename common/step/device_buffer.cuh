@@ -22,7 +22,10 @@ public:
     }
     ~DeviceBuffer() { cudaFree(data_); }
     DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept { swap(other); return *this; }
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+        swap(other);
+        return *this;
+    }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
@@ -34,7 +37,10 @@ public:
     void download(T* host) const { CUDA_CHECK(cudaMemcpy(host, data_, bytes(), cudaMemcpyDeviceToHost)); }
 
 private:
-    void swap(DeviceBuffer& other) { std::swap(data_, other.data_); std::swap(count_, other.count_); }
+    void swap(DeviceBuffer& other) {
+        std::swap(data_, other.data_);
+        std::swap(count_, other.count_);
+    }
     T* data_ = nullptr;
     size_t count_ = 0;
 };

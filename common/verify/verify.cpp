@@ -15,7 +15,7 @@ namespace workshop {
 namespace {
 
 std::string describe_wrong(const Verdict& v) {
-    const char* from = v.first.from_unset_shared ? kFromUnsetShared
+    const char* from = v.first.from_unset_shared       ? kFromUnsetShared
                        : v.first.from_fresh_allocation ? kFromFreshAllocation
                                                        : nullptr;
     return fmt::format("{} of {} wrong; first at (row {}, col {}): expected {:.7g}, got {:.7g}{}", v.wrong, v.checked,
@@ -44,11 +44,11 @@ std::string Verdict::headline() const {
     if (!misuse.empty()) return misuse;
     if (!wrong_on.empty()) return when + describe_wrong(*this);
     if (changed_by_relaunch)
-        return fmt::format("{}; {} element{} {}{}{}", describe_wrong(*this), changed_by_relaunch,
-                           changed_by_relaunch == 1 ? " differs" : "s differ", kChangedByRelaunch,
-                           unwritten ? fmt::format(", and {} {}", unwritten, kNeverWrittenEither) : "",
-                           from_unset_shared ? fmt::format(", and {} came {}", from_unset_shared, kFromUnsetShared)
-                                             : "");
+        return fmt::format(
+            "{}; {} element{} {}{}{}", describe_wrong(*this), changed_by_relaunch,
+            changed_by_relaunch == 1 ? " differs" : "s differ", kChangedByRelaunch,
+            unwritten ? fmt::format(", and {} {}", unwritten, kNeverWrittenEither) : "",
+            from_unset_shared ? fmt::format(", and {} came {}", from_unset_shared, kFromUnsetShared) : "");
     return describe_wrong(*this);
 }
 
@@ -67,8 +67,9 @@ void Verdict::add_guard_report(const OutsideWrites& output, int64_t input_words)
     ok = false;
     // Writes past the end are the common case: a bounds test that lets the threads of a partial tile store.
     if (outside.after && !outside.before)
-        hint = "A bounds test lets threads past the last row or column store: check the guard on every store, "
-               "with < (not <=) against the right dimension";
+        hint =
+            "A bounds test lets threads past the last row or column store: check the guard on every store, "
+            "with < (not <=) against the right dimension";
     else if (outside.any())
         hint = "An index went negative or far off: check how the store's index is computed";
     else
@@ -107,20 +108,23 @@ void Verdict::compare_second_launch(const float* first, const float* second, siz
     for (size_t i = 0; i < count; ++i) changed_by_relaunch += std::memcmp(first + i, second + i, sizeof(float)) != 0;
     if (!changed_by_relaunch) return;
     if (unwritten) {
-        hint = "The same launch on the same inputs gave another answer, and some elements got no store at all: "
-               "threads store to the same element (which of them wins changes from launch to launch) and none to "
-               "others. Check the store's index: is one size used where another belongs?";
+        hint =
+            "The same launch on the same inputs gave another answer, and some elements got no store at all: "
+            "threads store to the same element (which of them wins changes from launch to launch) and none to "
+            "others. Check the store's index: is one size used where another belongs?";
         return;
     }
     if (from_unset_shared) {  // the hint about those slots stands, and explains the change
-        hint += " Such a slot holds the NaN only in the blocks that run first on each SM; a block that starts "
-                "after another finds what that one left there, so another launch gives another answer";
+        hint +=
+            " Such a slot holds the NaN only in the blocks that run first on each SM; a block that starts "
+            "after another finds what that one left there, so another launch gives another answer";
         return;
     }
-    hint = "The same launch on the same inputs gave another answer, so the arithmetic is not what is wrong: "
-           "something is read before this launch sets it (sums not started at zero, shared memory read before "
-           "every thread has stored its part or before a __syncthreads(), a counter kept from the last launch), "
-           "or threads race to write one element";
+    hint =
+        "The same launch on the same inputs gave another answer, so the arithmetic is not what is wrong: "
+        "something is read before this launch sets it (sums not started at zero, shared memory read before "
+        "every thread has stored its part or before a __syncthreads(), a counter kept from the last launch), "
+        "or threads race to write one element";
 }
 
 namespace {
@@ -161,10 +165,14 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
                 const Mismatch here{r, c, expected, actual, is_shared_poison(actual), is_fresh_poison(actual)};
                 if (band_first.row < 0 || comes_before(here, band_first)) band_first = here;
                 ++wrong;
-                if (is_poison(actual)) ++unwritten;
-                else if (here.from_unset_shared) ++from_unset_shared;
-                else if (here.from_fresh_allocation) ++from_fresh_allocation;
-                else if (std::isnan(actual)) ++written_nan;
+                if (is_poison(actual))
+                    ++unwritten;
+                else if (here.from_unset_shared)
+                    ++from_unset_shared;
+                else if (here.from_fresh_allocation)
+                    ++from_fresh_allocation;
+                else if (std::isnan(actual))
+                    ++written_nan;
                 interior_bad = interior_bad || (r < out_rows - kEdgeBand && c < out_cols - kEdgeBand);
             }
         }
@@ -182,24 +190,27 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     v.ok = v.wrong == 0;
     if (v.ok) return v;
     if (v.unwritten == v.checked) {
-        v.hint = "Nothing was written: the output still holds the NaN poison (did the kernel run, and does it store to "
-                 "the output?)";
+        v.hint =
+            "Nothing was written: the output still holds the NaN poison (did the kernel run, and does it store to "
+            "the output?)";
     } else if (v.from_unset_shared > 0) {
         // Before the edges' hint: it names the cause, and a guard that skips loads is the usual one.
-        v.hint = fmt::format("{} elements hold the NaN the check fills shared memory with before each launch: the "
-                             "kernel stored slots of its shared tile that no thread wrote. Do the load's and the "
-                             "store's bounds tests agree on which elements exist (the same sizes, the same "
-                             "comparisons), and is every slot written before a __syncthreads() and read after it?",
-                             v.from_unset_shared);
+        v.hint = fmt::format(
+            "{} elements hold the NaN the check fills shared memory with before each launch: the "
+            "kernel stored slots of its shared tile that no thread wrote. Do the load's and the "
+            "store's bounds tests agree on which elements exist (the same sizes, the same "
+            "comparisons), and is every slot written before a __syncthreads() and read after it?",
+            v.from_unset_shared);
     } else if (v.from_fresh_allocation > 0) {
         // Before the edges' hint too: a copy in that stops a row short leaves only an edge of the answer wrong, and
         // that hint would send the student to the kernel's bounds tests.
-        v.hint = fmt::format("{} elements hold the NaN the check fills new memory with: they came from a buffer "
-                             "allocated during the call (cudaMalloc, cudaMallocHost) that nothing wrote. Was the "
-                             "whole input copied into each buffer on its way to the kernel (memcpy's and "
-                             "cudaMemcpy's counts are in bytes; the destination comes first), and does the kernel "
-                             "store every element of its output?",
-                             v.from_fresh_allocation);
+        v.hint = fmt::format(
+            "{} elements hold the NaN the check fills new memory with: they came from a buffer "
+            "allocated during the call (cudaMalloc, cudaMallocHost) that nothing wrote. Was the "
+            "whole input copied into each buffer on its way to the kernel (memcpy's and "
+            "cudaMemcpy's counts are in bytes; the destination comes first), and does the kernel "
+            "store every element of its output?",
+            v.from_fresh_allocation);
     } else if (interior_exists && !interior_bad) {
         v.hint = v.unwritten == v.wrong
                      ? "Only the last rows/columns were never written: does the grid round its block count up, so "
@@ -208,12 +219,13 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     } else if (v.unwritten > 0) {
         v.hint = fmt::format("{} elements were never written (still holding the poison)", v.unwritten);
     } else if (v.written_nan > 0) {
-        v.hint = fmt::format("{} elements are NaNs the kernel stored (not the poison): does it read the output before "
-                             "writing it (+= into memory nobody zeroed), read outside the inputs, read memory it "
-                             "allocated and never wrote, or read slots of a shared tile that no thread wrote (the "
-                             "check fills new allocations and shared memory with NaN: CUDA promises nothing about "
-                             "what they hold, and zero times a NaN is a NaN)?",
-                             v.written_nan);
+        v.hint = fmt::format(
+            "{} elements are NaNs the kernel stored (not the poison): does it read the output before "
+            "writing it (+= into memory nobody zeroed), read outside the inputs, read memory it "
+            "allocated and never wrote, or read slots of a shared tile that no thread wrote (the "
+            "check fills new allocations and shared memory with NaN: CUDA promises nothing about "
+            "what they hold, and zero times a NaN is a NaN)?",
+            v.written_nan);
     }
     return v;
 }
@@ -236,8 +248,9 @@ Verdict verify_transpose(const float* in, const float* out, int rows, int cols) 
 #pragma omp parallel for reduction(+ : same)
         for (int64_t i = 0; i < n; ++i) same += in[i] == out[i];
         if (same * 10 >= n * 9)
-            v.hint = "The output is a copy of the input, not its transpose: swap the row and column roles "
-                     "in the store";
+            v.hint =
+                "The output is a copy of the input, not its transpose: swap the row and column roles "
+                "in the store";
     }
     return v;
 }
@@ -258,9 +271,10 @@ Verdict verify_matmul_impl(const float* C, const Ref* reference, int M, int N, d
         return std::tuple<double, float, bool>{expected, actual, good};
     });
     if (!v.ok && v.hint.empty() && v.unwritten == 0 && v.written_nan == 0 && v.max_error < 1e3 * tolerance)
-        v.hint = fmt::format("Close but beyond the tolerance {:.2g} (largest error {:.2g}): is a partial K tile "
-                             "skipped, or are the inputs rounded (TF32)?",
-                             tolerance, v.max_error);
+        v.hint = fmt::format(
+            "Close but beyond the tolerance {:.2g} (largest error {:.2g}): is a partial K tile "
+            "skipped, or are the inputs rounded (TF32)?",
+            tolerance, v.max_error);
     return v;
 }
 

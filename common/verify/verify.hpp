@@ -23,20 +23,20 @@ struct OutsideWrites {
 struct Verdict {
     bool ok = true;
     int64_t checked = 0;
-    int64_t wrong = 0;        // outside tolerance, NaN or Inf
-    int64_t unwritten = 0;    // still holding the poison
-    int64_t written_nan = 0;  // a NaN the kernel stored (not the poison)
-    int64_t from_unset_shared = 0;  // shared memory's poison, stored from a slot that no thread wrote
+    int64_t wrong = 0;                  // outside tolerance, NaN or Inf
+    int64_t unwritten = 0;              // still holding the poison
+    int64_t written_nan = 0;            // a NaN the kernel stored (not the poison)
+    int64_t from_unset_shared = 0;      // shared memory's poison, stored from a slot that no thread wrote
     int64_t from_fresh_allocation = 0;  // new memory's poison, from a buffer allocated and never written
-    Mismatch first;           // first wrong element, reading the output row by row
-    std::string hint;         // what the pattern suggests; empty when nothing stands out
-    double max_error = 0;     // largest |actual - expected| among finite values
+    Mismatch first;                     // first wrong element, reading the output row by row
+    std::string hint;                   // what the pattern suggests; empty when nothing stands out
+    double max_error = 0;               // largest |actual - expected| among finite values
 
-    std::string failure;            // the launch failed or the kernel faulted: what CUDA said, where
-    OutsideWrites outside;          // around the output
+    std::string failure;              // the launch failed or the kernel faulted: what CUDA said, where
+    OutsideWrites outside;            // around the output
     int64_t input_words_changed = 0;  // in the inputs or their guard zones
-    std::string leak;               // memory that further calls of the step's function left allocated
-    std::string misuse;             // a call against CUDA's rules that happened to work (copy_directions.hpp)
+    std::string leak;                 // memory that further calls of the step's function left allocated
+    std::string misuse;               // a call against CUDA's rules that happened to work (copy_directions.hpp)
     int64_t changed_by_relaunch = 0;  // elements a second launch on the same inputs left different
     std::string wrong_on;             // "right on the first launch, wrong on the third": a later launch was wrong
                                       // (or wrote outside its output), and the headline says which

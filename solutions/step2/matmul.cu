@@ -12,8 +12,8 @@
 // Same arithmetic as step 1; only the mapping from threads to elements of C changed. The loop now runs over
 // columns, because they are the ones on the grid's y side (at most 65535 blocks tall, so a C of more than half
 // a million columns takes more than one pass).
-static __global__ void matmul_coalesced(const float* __restrict__ A, const float* __restrict__ B,
-                                        float* __restrict__ C, int M, int N, int K) {
+static __global__ void matmul_coalesced(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                                        int M, int N, int K) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= M) return;
     for (int j = blockIdx.y * blockDim.y + threadIdx.y; j < N; j += gridDim.y * blockDim.y) {
@@ -27,7 +27,7 @@ static __global__ void matmul_coalesced(const float* __restrict__ A, const float
 // warp would cover two half-columns of 64 bytes each: still coalesced, but in half-lines.)
 LaunchInfo matmul_on_device(const float* A, const float* B, float* C, int M, int N, int K) {
     const dim3 block(32, 8);
-    const int blocks_down = (M - 1) / 32 + 1;    // blocks along the rows: on x, the side with room
+    const int blocks_down = (M - 1) / 32 + 1;   // blocks along the rows: on x, the side with room
     const int blocks_across = (N - 1) / 8 + 1;  // blocks along the columns: on y, capped at 65535
     const dim3 grid(blocks_down, blocks_across < 65535 ? blocks_across : 65535);
     matmul_coalesced<<<grid, block>>>(A, B, C, M, N, K);

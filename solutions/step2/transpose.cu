@@ -12,8 +12,8 @@
 // One thread per element. Neighbouring threads of a warp (consecutive threadIdx.x) take neighbouring columns,
 // so the warp reads 32 consecutive floats of one input row: one 128-byte line. They write those values down a
 // column of `out`, though, 4 bytes to each of 32 rows `rows * 4` bytes apart: 32 separate sectors per store.
-static __global__ void transpose_element_per_thread(const float* __restrict__ in, float* __restrict__ out,
-                                                    int rows, int cols) {
+static __global__ void transpose_element_per_thread(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                                    int cols) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     const int r = block_row() * blockDim.y + threadIdx.y;
     if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];

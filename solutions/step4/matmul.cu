@@ -13,17 +13,17 @@
 
 // All compile-time constants: the compiler unrolls the loops over them and keeps acc[] in registers (an array
 // indexed by anything it cannot resolve at compile time would go to slow local memory instead).
-constexpr int BM = 32;                 // rows of C per block: one per thread along the block's "x"
-constexpr int BN = 32;                 // columns of C per block
-constexpr int BK = 32;                 // depth of each shared-memory tile along k
-constexpr int TN = 8;                  // columns of C per thread, kept in registers
-constexpr int THREADS = BM * BN / TN;  // 128
+constexpr int BM = 32;                    // rows of C per block: one per thread along the block's "x"
+constexpr int BN = 32;                    // columns of C per block
+constexpr int BK = 32;                    // depth of each shared-memory tile along k
+constexpr int TN = 8;                     // columns of C per thread, kept in registers
+constexpr int THREADS = BM * BN / TN;     // 128
 constexpr int LOADS = BM * BK / THREADS;  // elements of each tile that one thread copies: 8
 static_assert(LOADS * THREADS == BM * BK && LOADS * THREADS == BK * BN, "the threads copy each tile exactly");
 
 static __global__ void __launch_bounds__(THREADS)
-    matmul_row_of_outputs(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
-                          int N, int K) {
+    matmul_row_of_outputs(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                          int K) {
     __shared__ float As[BK][BM];  // As[kk][ii] holds A(row0 + ii, k0 + kk)
     __shared__ float Bs[BN][BK];  // Bs[jj][kk] holds B(k0 + kk, col0 + jj)
 
@@ -56,7 +56,7 @@ static __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
             const float a = As[kk][ii];  // one read, used TN times below
-            // Bs[jj0 + c][kk] is the same address for the whole warp: a broadcast.
+                                         // Bs[jj0 + c][kk] is the same address for the whole warp: a broadcast.
 #pragma unroll
             for (int c = 0; c < TN; ++c) acc[c] += a * Bs[jj0 + c][kk];
         }

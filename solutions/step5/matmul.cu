@@ -209,11 +209,11 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             __syncthreads();  // one barrier per k step: stash(s ^ 1) is visible, buffer s is free
         } else {
             compute(0);
-            if (t + 1 < t_end) {  // the same for the whole block, so the barriers inside are safe
+            if (t + 1 < t_end) {      // the same for the whole block, so the barriers inside are safe
                 fetch((t + 1) * BK);  // nothing to hide this behind: the warps wait for global memory
                 __syncthreads();      // everyone has finished reading the buffer...
                 stash(0);
-                __syncthreads();      // ...and it holds the next tile
+                __syncthreads();  // ...and it holds the next tile
             }
         }
     }
@@ -443,7 +443,7 @@ LaunchInfo matmul_on_device(const float* A, const float* B, float* C, int M, int
     float* const buffer = copies_indexable ? scratch_buffer(a_floats + b_floats + work_floats) : nullptr;
     if (!buffer && (copy_a || copy_b))
         return launch<false>(A, B, C, M, M, N, K, nullptr);  // no room for the copies: one-float loads
-    float* const a = buffer, * const b = a + a_floats, * const work = b + b_floats;  // (nullptr: no split)
+    float *const a = buffer, *const b = a + a_floats, *const work = b + b_floats;  // (nullptr: no split)
     if (copy_a) copy(A, M, K, a, Mp, Kp);
     if (copy_b) copy(B, K, N, b, Kp, N);
     return launch<true>(copy_a ? a : A, copy_b ? b : B, C, M, Mp, N, Kp, work);

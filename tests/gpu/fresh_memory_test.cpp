@@ -48,9 +48,7 @@ std::vector<cudaGraphNodeType> node_types(cudaGraph_t graph) {
     size_t count = 0;
     EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &count), cudaSuccess);
     std::vector<cudaGraphNode_t> nodes(count);
-    if (count > 0) {
-        EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess);
-    }
+    if (count > 0) { EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess); }
     std::vector<cudaGraphNodeType> types;
     for (cudaGraphNode_t node : nodes) {
         cudaGraphNodeType type = cudaGraphNodeTypeEmpty;

@@ -27,5 +27,7 @@ class GpuTestWithParam : public GpuTest, public ::testing::WithParamInterface<Pa
 // Test names from shape labels: "s31x33", "s64x96_plus1".
 struct ShapeName {
     template <typename Info>
-    std::string operator()(const Info& info) const { return workshop::test_name(info.param); }
+    std::string operator()(const Info& info) const {
+        return workshop::test_name(info.param);
+    }
 };

@@ -149,11 +149,21 @@ TEST_F(Harness, TimingQueuesBeforeEachAheadOfEveryTimedRun) {
     };
     const std::vector<Timing> t = time_on_gpu_in_turn({run('x'), run('y')}, plan, before_each);
     EXPECT_EQ(t[0].reps(), 4);
-    EXPECT_EQ(order, "xy" "bxby" "bxby" "bxby" "bxby");
+    EXPECT_EQ(order,
+              "xy"
+              "bxby"
+              "bxby"
+              "bxby"
+              "bxby");
     order.clear();
     plan.flush_l2 = true;
     time_on_gpu_in_turn({run('x'), run('y')}, plan, before_each);
-    EXPECT_EQ(order, "xy" "xy" "xy" "xy" "xy");
+    EXPECT_EQ(order,
+              "xy"
+              "xy"
+              "xy"
+              "xy"
+              "xy");
 }
 
 // A launch function whose host side is slow: 100 us pass before its tiny copy is queued.
@@ -439,9 +449,7 @@ TEST_F(Harness, RoundTripsThatKeepPinnedMemoryAreALeak) {
 
     static void* kept = nullptr;
     const auto keeps_one = [] {
-        if (!kept) {
-            EXPECT_EQ(cudaMallocHost(&kept, 512), cudaSuccess);
-        }
+        if (!kept) { EXPECT_EQ(cudaMallocHost(&kept, 512), cudaSuccess); }
     };
     const Verdict keeping = check_round_trip(keeps_one, right, "keeps_one");
     EXPECT_TRUE(keeping.ok) << keeping.summary();
@@ -627,9 +635,7 @@ TEST_F(Harness, CallsThatAllocateEveryTimeAreALeak) {
     static void* kept = nullptr;
     std::vector<void*> leaked;
     const auto keeps_one = [] {
-        if (!kept) {
-            EXPECT_EQ(cudaMalloc(&kept, 256), cudaSuccess);
-        }
+        if (!kept) { EXPECT_EQ(cudaMalloc(&kept, 256), cudaSuccess); }
         return LaunchInfo{};
     };
     const auto allocates_each_time = [&leaked] {
@@ -854,7 +860,12 @@ TEST_F(Harness, AWrongAnswerIsLaunchedAgainAndComparedBitForBit) {
 
     Verdict right;  // a right answer is not launched again
     int right_launches = 0;
-    compare_with_a_second_launch([&] { ++right_launches; return steady(); }, out, a, right);
+    compare_with_a_second_launch(
+        [&] {
+            ++right_launches;
+            return steady();
+        },
+        out, a, right);
     EXPECT_EQ(right_launches, 0);
 
     Verdict refused = wrong;
@@ -883,7 +894,8 @@ TEST_F(Harness, AFurtherCallThatGoesWrongIsTheVerdict) {
 
     out.upload(b.data());
     Verdict rounded;  // other bits, but the verification passes them
-    check_the_last_further_call(out, a, [](const float*) { return Verdict{}; }, rounded);
+    check_the_last_further_call(
+        out, a, [](const float*) { return Verdict{}; }, rounded);
     EXPECT_TRUE(rounded.ok) << rounded.summary();
 
     Verdict wrong_later;

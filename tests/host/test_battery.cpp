@@ -68,9 +68,8 @@ BatteryShape shape(const std::string& label, bool equal_sides, bool outgrows_a_g
 
 const std::vector<BatteryShape> kShapes = {shape("1x1", true), shape("1x1000", false), shape("31x33", false),
                                            shape("32x32", true), shape("33x31", false)};
-const std::vector<BatteryShape> kWithLongShapes = {shape("1x1", true), shape("31x33", false),
-                                                   shape("1048576x3x2", false, true),
-                                                   shape("5x1048576x3", false, true)};
+const std::vector<BatteryShape> kWithLongShapes = {
+    shape("1x1", true), shape("31x33", false), shape("1048576x3x2", false, true), shape("5x1048576x3", false, true)};
 
 }  // namespace
 
@@ -153,19 +152,22 @@ TEST(NotRun, TheHarnessRefusingMemoryIsNoVerdictOnTheCode) {
               "not enough host memory: a 1x1x1 matmul (its host copies) needs 24 bytes");
     EXPECT_NE(what_to_do_when_not_run(refusal).find("nvidia-smi"), std::string::npos);
     // No context to be had: the GPU's memory held by other programs, or a GPU that takes one process at a time.
-    const std::string no_room = "not enough device memory: no room for a CUDA context on GPU 0 (NVIDIA H100 80GB HBM3); "
-                                "other programs hold its memory, or as many processes as it takes";
+    const std::string no_room =
+        "not enough device memory: no room for a CUDA context on GPU 0 (NVIDIA H100 80GB HBM3); "
+        "other programs hold its memory, or as many processes as it takes";
     EXPECT_EQ(not_run_reason(ended(4, no_room + "\n")), no_room);
-    const std::string busy = "GPU busy: GPU 0 (NVIDIA H100 80GB HBM3) takes one process at a time (compute mode "
-                             "exclusive-process), and another process holds it";
+    const std::string busy =
+        "GPU busy: GPU 0 (NVIDIA H100 80GB HBM3) takes one process at a time (compute mode "
+        "exclusive-process), and another process holds it";
     EXPECT_EQ(not_run_reason(ended(4, busy + "\n")), busy);
     EXPECT_NE(what_to_do_when_not_run(busy).find("less busy"), std::string::npos);
 }
 
 TEST(NotRun, TheStudentsOwnFailedAllocationIsAFail) {
     // Step 1's cudaMalloc of a byte count gone wrong, and a std::bad_alloc, end with exit 4 too.
-    EXPECT_EQ(not_run_reason(ended(4, "transpose.cu:18: cudaMalloc(&d_in, bytes) failed: cudaErrorMemoryAllocation "
-                                      "(out of memory)\n")),
+    EXPECT_EQ(not_run_reason(ended(4,
+                                   "transpose.cu:18: cudaMalloc(&d_in, bytes) failed: cudaErrorMemoryAllocation "
+                                   "(out of memory)\n")),
               "");
     EXPECT_EQ(not_run_reason(ended(4, "not enough host memory: an allocation failed (std::bad_alloc)\n")), "");
     // The refusal's words with another exit code are not the harness's refusal.

@@ -32,9 +32,7 @@ protected:
         fs::create_directories(p.parent_path());
         std::ofstream(p) << text;
     }
-    size_t allowed() const {
-        return cgroup_bytes_available((root_ / "cgroup").string(), (root_ / "mount").string());
-    }
+    size_t allowed() const { return cgroup_bytes_available((root_ / "cgroup").string(), (root_ / "mount").string()); }
 
     fs::path root_;
 };

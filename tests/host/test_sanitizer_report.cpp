@@ -27,8 +27,9 @@ TEST(SanitizerReport, ARaceNamesBothLines) {
     const auto findings = parse_sanitizer_output("racecheck", log_file("racecheck_missing_barrier.txt"));
     ASSERT_FALSE(findings.empty());
     const SanitizerFinding& f = findings.front();
-    EXPECT_EQ(f.sentence(), "race: transpose.cu:28 writes and transpose.cu:30 reads the same shared memory with no "
-                            "barrier between");
+    EXPECT_EQ(f.sentence(),
+              "race: transpose.cu:28 writes and transpose.cu:30 reads the same shared memory with no "
+              "barrier between");
 }
 
 TEST(SanitizerReport, EveryRaceRecordCountsWarningsToo) {
@@ -153,8 +154,9 @@ TEST(SanitizerReport, ABarrierInsideAnIfNamesItsLine) {
     const auto findings = parse_sanitizer_output("synccheck", log_file("synccheck_divergent_barrier.txt"));
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_TRUE(findings[0].divergent_barrier);
-    EXPECT_EQ(findings[0].sentence(), "divergent barrier: the __syncthreads() at transpose.cu:30 is reached by some "
-                                      "threads of a warp and not by others (is it inside an if?)");
+    EXPECT_EQ(findings[0].sentence(),
+              "divergent barrier: the __syncthreads() at transpose.cu:30 is reached by some "
+              "threads of a warp and not by others (is it inside an if?)");
 }
 
 TEST(SanitizerReport, TheSameLinesAtTwoAddressesAreOneFinding) {

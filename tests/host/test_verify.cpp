@@ -92,8 +92,7 @@ TEST(VerifyTranspose, NamesAStoreFromSharedMemoryThatNoThreadWrote) {
     EXPECT_EQ(v.unwritten, 2);
     EXPECT_EQ(v.written_nan, 1);
     EXPECT_TRUE(v.first.from_unset_shared);
-    EXPECT_NE(v.summary().find("got nan from shared memory that no thread wrote"), std::string::npos)
-        << v.summary();
+    EXPECT_NE(v.summary().find("got nan from shared memory that no thread wrote"), std::string::npos) << v.summary();
     EXPECT_NE(v.hint.find("40 elements hold the NaN the check fills shared memory with"), std::string::npos) << v.hint;
     EXPECT_NE(v.hint.find("bounds tests agree"), std::string::npos) << v.hint;
 
@@ -115,11 +114,9 @@ TEST(VerifyTranspose, NamesAValueFromNewMemoryThatNothingWrote) {
     EXPECT_EQ(v.unwritten, 2);
     EXPECT_EQ(v.from_unset_shared + v.written_nan, 0);
     EXPECT_TRUE(v.first.from_fresh_allocation);
-    EXPECT_NE(v.summary().find("got nan from memory that nothing wrote after it was allocated"),
-              std::string::npos)
+    EXPECT_NE(v.summary().find("got nan from memory that nothing wrote after it was allocated"), std::string::npos)
         << v.summary();
-    EXPECT_NE(v.hint.find("30 elements hold the NaN the check fills new memory with"), std::string::npos)
-        << v.hint;
+    EXPECT_NE(v.hint.find("30 elements hold the NaN the check fills new memory with"), std::string::npos) << v.hint;
     EXPECT_NE(v.hint.find("Was the whole input copied into each buffer on its way to the kernel"), std::string::npos)
         << v.hint;
 
@@ -175,9 +172,9 @@ TEST(VerifyTranspose, RecognisesWrongValuesOnlyAtTheEdges) {
 TEST(VerifyTranspose, TheFirstWrongElementIsTheFirstInRowOrder) {
     TransposeCase t(300, 200);  // the output is 200 x 300: several bands of rows
     const auto out_at = [&](int r, int c) -> float& { return t.out[size_t(r) * t.rows + c]; };
-    out_at(190, 5) = 2.0f;  // a late band
-    out_at(40, 299) = 2.0f;  // an early band, last column
-    out_at(40, 7) = 2.0f;   // the same row, earlier column: the first
+    out_at(190, 5) = 2.0f;                                      // a late band
+    out_at(40, 299) = 2.0f;                                     // an early band, last column
+    out_at(40, 7) = 2.0f;                                       // the same row, earlier column: the first
     out_at(33, 250) = std::numeric_limits<float>::quiet_NaN();  // the first of all, a NaN the kernel stored
     const Verdict v = t.verify();
     EXPECT_FALSE(v.ok);
@@ -313,10 +310,12 @@ TEST(Verdict, WhichLaunchWasWrongComesFirstForEveryKindOfWrong) {
     outside.wrong_on = input.wrong_on = "right on the first launch, wrong on the third at the same size";
     outside.add_guard_report({0, 4}, 0);
     input.add_guard_report({}, 3);
-    EXPECT_EQ(outside.headline(), "right on the first launch, wrong on the third at the same size: wrote outside the "
-                                  "output: 4 words after its end were changed");
-    EXPECT_EQ(input.headline(), "right on the first launch, wrong on the third at the same size: changed the input: 3 "
-                                "words of it (or around it) differ after the run");
+    EXPECT_EQ(outside.headline(),
+              "right on the first launch, wrong on the third at the same size: wrote outside the "
+              "output: 4 words after its end were changed");
+    EXPECT_EQ(input.headline(),
+              "right on the first launch, wrong on the third at the same size: changed the input: 3 "
+              "words of it (or around it) differ after the run");
 }
 
 TEST(Verdict, CleanGuardsChangeNothing) {
@@ -357,8 +356,9 @@ TEST(Verdict, AMisusedCallComesAfterALeakAndBeforeTheWrongElements) {
     EXPECT_FALSE(v.ok);
     EXPECT_TRUE(v.failure.empty());
     EXPECT_FALSE(v.worth_a_second_launch());
-    EXPECT_EQ(v.summary(), "FAIL: f made a cudaMemcpy of 4 bytes named cudaMemcpyHostToDevice: its kind names the "
-                           "wrong direction. match the kind");
+    EXPECT_EQ(v.summary(),
+              "FAIL: f made a cudaMemcpy of 4 bytes named cudaMemcpyHostToDevice: its kind names the "
+              "wrong direction. match the kind");
     v.set_leak("leak: f leaves device memory allocated", "free it");
     EXPECT_EQ(v.headline(), "leak: f leaves device memory allocated");
 }

@@ -41,8 +41,10 @@ int main(int argc, char** argv) {
     try {
         std::vector<Edit> edits;
         for (const auto& line : read_lines(argv[1])) {
-            if (line.rfind("- ", 0) == 0) edits.push_back({trimmed(line.substr(2)), {}});
-            else if (line.rfind("+ ", 0) == 0 && !edits.empty()) edits.back().replace.push_back(line.substr(2));
+            if (line.rfind("- ", 0) == 0)
+                edits.push_back({trimmed(line.substr(2)), {}});
+            else if (line.rfind("+ ", 0) == 0 && !edits.empty())
+                edits.back().replace.push_back(line.substr(2));
         }
         if (edits.empty()) throw std::runtime_error(std::string(argv[1]) + ": no '- ' line to change");
 
