@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure the build can work on this machine: nvcc, CMake, a C++ compiler, GoogleTest and fmt.
+# Makes sure the build can work on this machine: nvcc, CMake, a C++ compiler, GoogleTest, fmt and nlohmann-json.
 # Missing packages are installed with apt-get when running as root; otherwise the exact command is printed.
 set -u
 
@@ -14,6 +14,7 @@ command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
 command -v make >/dev/null 2>&1 || missing+=(make)
 have_header fmt/format.h || missing+=(libfmt-dev)
+have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_header gtest/gtest.h || missing+=(libgtest-dev)
 
 # make watch sees saves through inotifywait (it looks every half second without it), and its tests drive it in
