@@ -1,31 +1,115 @@
 #include "programs/bench_odd_shapes.hpp"
 
-#include "report/report.hpp"
-
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+
+#include "report/report.hpp"
+
+extern char** environ;
 
 namespace workshop {
 
 namespace {
 
+std::string joined(const std::vector<std::string>& words) {
+    std::string line;
+    for (const auto& w : words) line += (line.empty() ? "" : " ") + w;
+    return line;
+}
+
+// Reads `fd` to its end.
+std::string read_all(int fd) {
+    std::string text;
+    char buffer[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return text;
+        text.append(buffer, static_cast<size_t>(n));
+    }
+}
+
+void wait_for(pid_t pid, ProgramRun& run) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(status)) {
+        run.exit_code = WEXITSTATUS(status);
+        run.ending = fmt::format("exit {}", run.exit_code);
+    } else {
+        run.ending = fmt::format("killed by signal {}", WTERMSIG(status));
+    }
+}
+
+}  // namespace
+
+ProgramRun run_program(const std::vector<std::string>& argv) {
+    ProgramRun run;
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    int out[2];
+    if (::pipe2(out, O_CLOEXEC) != 0) {
+        run.ending = fmt::format("could not start {}: {}", argv.at(0), std::strerror(errno));
+        return run;
+    }
+    // The child's stdout is the pipe (dup2 leaves it open across exec); stdin and stderr are ours, so its
+    // warnings reach the terminal and Ctrl-C reaches it too.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    pid_t pid = 0;
+    const int error = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    if (error != 0) {
+        ::close(out[0]);
+        run.ending = fmt::format("could not start {}: {}", argv[0], std::strerror(error));
+        return run;
+    }
+    run.out = read_all(out[0]);
+    ::close(out[0]);
+    wait_for(pid, run);
+    return run;
+}
+
+StepRows run_for_rows(const ProgramRunner& run, const std::vector<std::string>& argv) {
+    const ProgramRun ran = run(argv);
+    StepRows result;
+    std::string error;
+    if (ran.exit_code != 0)
+        result.failure = fmt::format("failed ({})", ran.ending);
+    else if (!rows_from_json(ran.out, result.rows, error))
+        result.failure = fmt::format("printed no result rows ({})", error);
+    else if (result.rows.empty())
+        result.failure = "printed no result rows";
+    return result;
+}
+
+namespace {
+
 struct OddShape {
-    const char* options;  // the program's shape options
+    std::vector<std::string> options;  // the program's shape options
     const char* label;
 };
 
 // The aligned shape first, as the baseline; then rows or columns that are not whole 128-byte lines (transpose),
 // and dimensions that are not multiples of 4 or one past a 128-wide tile (matmul).
-const OddShape kTransposeShapes[] = {{"--rows 8192 --cols 8192", "8192 x 8192"},
-                                     {"--rows 8191 --cols 8193", "8191 x 8193"},
-                                     {"--rows 8193 --cols 8191", "8193 x 8191"}};
-const OddShape kMatmulShapes[] = {{"--m 4096 --n 4096 --k 4096", "4096 x 4096 x 4096"},
-                                  {"--m 4097 --n 4096 --k 4096", "4097 x 4096 x 4096"},
-                                  {"--m 4099 --n 4099 --k 4099", "4099 x 4099 x 4099"},
-                                  {"--m 4096 --n 4096 --k 4100", "4096 x 4096 x 4100"},
-                                  {"--m 4100 --n 4096 --k 4096", "4100 x 4096 x 4096"}};
+const std::vector<OddShape> kTransposeShapes = {{{"--rows", "8192", "--cols", "8192"}, "8192 x 8192"},
+                                                {{"--rows", "8191", "--cols", "8193"}, "8191 x 8193"},
+                                                {{"--rows", "8193", "--cols", "8191"}, "8193 x 8191"}};
+const std::vector<OddShape> kMatmulShapes = {{{"--m", "4096", "--n", "4096", "--k", "4096"}, "4096 x 4096 x 4096"},
+                                             {{"--m", "4097", "--n", "4096", "--k", "4096"}, "4097 x 4096 x 4096"},
+                                             {{"--m", "4099", "--n", "4099", "--k", "4099"}, "4099 x 4099 x 4099"},
+                                             {{"--m", "4096", "--n", "4096", "--k", "4100"}, "4096 x 4096 x 4100"},
+                                             {{"--m", "4100", "--n", "4096", "--k", "4096"}, "4100 x 4096 x 4096"}};
 
 // The yardsticks: for a transpose the faster of the two copies (and cuBLAS's own transpose beside it); for a
 // matmul cuBLAS FP32.
@@ -33,63 +117,76 @@ bool is_best_copy_candidate(const std::string& name) {
     return name == "copy kernel" || name == "cudaMemcpy device-to-device";
 }
 
-}  // namespace
-
-bool bench_odd_shapes(const std::string& track, const std::filesystem::path& bin, const std::string& passthrough,
-                      const ProgramRunner& run, std::vector<ResultRow>& all) {
-    const bool transpose = track == "transpose";
-    const std::vector<OddShape> shapes =
-        transpose ? std::vector<OddShape>(std::begin(kTransposeShapes), std::end(kTransposeShapes))
-                  : std::vector<OddShape>(std::begin(kMatmulShapes), std::end(kMatmulShapes));
-    const std::filesystem::path program = bin / fmt::format("solution5_{}", track);
-    bool ok = true;
+void print_heading(const std::string& track) {
     fmt::print("\n{} step 5 at awkward shapes (one run each)\n", track);
-    if (transpose)
+    if (track == "transpose")
         fmt::print("  {:<22} {:>9} {:>11} {:>9}   {}\n", "shape", "step 5", "best copy", "sgeam",
                    "GB/s; step 5 as % of best copy / of sgeam");
     else
         fmt::print("  {:<22} {:>9} {:>11}   {}\n", "shape", "step 5", "cuBLAS FP32",
                    "GFLOP/s; step 5 as % of cuBLAS FP32");
-    for (const auto& shape : shapes) {
-        const std::string command =
-            fmt::format("'{}' --csv --no-host --budget 0 {}{}", program.string(), shape.options, passthrough);
+}
+
+// Step 5's rate and check at one shape, beside its yardsticks; renames and notes the rows for the files.
+struct ShapeRates {
+    double step = 0, best_copy = 0, geam = 0, cublas = 0;
+    std::string step_status;
+};
+
+ShapeRates take_rates(std::vector<ResultRow>& rows) {
+    ShapeRates s;
+    for (auto& r : rows) {
+        if (r.kind == "step") {
+            s.step_status = r.status;
+            s.step = r.rate;
+            r.name = "step 5";
+        }
+        if (is_best_copy_candidate(r.name)) s.best_copy = std::max(s.best_copy, r.rate);
+        if (r.name == "cuBLAS transpose (cublasSgeam)") s.geam = r.rate;
+        if (r.name == "cuBLAS SGEMM FP32") s.cublas = r.rate;
+        r.note = "awkward shape";
+    }
+    return s;
+}
+
+void print_shape_line(const std::string& track, const char* label, const ShapeRates& s) {
+    // A rate for a wrong answer is no result: the line says so where a reader looks for the share.
+    const std::string verdict =
+        s.step_status == "PASS" ? "" : fmt::format("   step 5: {}", s.step_status.empty() ? "no row" : s.step_status);
+    const auto pct = [](double a, double b) { return b > 0 ? fmt::format("{:.1f}%", 100 * a / b) : std::string("-"); };
+    if (track == "transpose")
+        fmt::print("  {:<22} {:>9} {:>11} {:>9}   {} / {}{}\n", label, format_rate(s.step), format_rate(s.best_copy),
+                   format_rate(s.geam), pct(s.step, s.best_copy), pct(s.step, s.geam), verdict);
+    else
+        fmt::print("  {:<22} {:>9} {:>11}   {}{}\n", label, format_rate(s.step), format_rate(s.cublas),
+                   pct(s.step, s.cublas), verdict);
+}
+
+}  // namespace
+
+bool bench_odd_shapes(const std::string& track, const std::filesystem::path& bin,
+                      const std::vector<std::string>& passed_on, const ProgramRunner& run,
+                      std::vector<ResultRow>& all) {
+    const std::string program = (bin / fmt::format("solution5_{}", track)).string();
+    const std::string name = fmt::format("solution5_{}", track);
+    bool ok = true;
+    print_heading(track);
+    for (const auto& shape : track == "transpose" ? kTransposeShapes : kMatmulShapes) {
+        std::vector<std::string> argv = {program, "--json", "--no-host", "--budget", "0"};
+        argv.insert(argv.end(), shape.options.begin(), shape.options.end());
+        argv.insert(argv.end(), passed_on.begin(), passed_on.end());
         std::fflush(stdout);  // the tables so far first, when both streams go to one file
-        fmt::print(stderr, "  {} {}\n", program.filename().string(), shape.options);
-        const auto [csv, status] = run(command);
-        std::vector<ResultRow> rows = parse_rows(csv);
-        if (status != 0 || rows.empty()) {
-            const std::string why = status != 0 ? fmt::format("failed (exit {})", status) : "printed no result rows";
-            fmt::print(stderr, "  {} {} {}\n", program.filename().string(), shape.options, why);
+        fmt::print(stderr, "  {} {}\n", name, joined(shape.options));
+        StepRows got = run_for_rows(run, argv);
+        if (!got.ok()) {
+            fmt::print(stderr, "  {} {} {}\n", name, joined(shape.options), got.failure);
             ok = false;
             continue;
         }
-        double step = 0, best_copy = 0, geam = 0, cublas = 0;
-        std::string step_status;
-        for (auto& r : rows) {
-            if (r.kind == "step") {
-                step_status = r.status;
-                step = r.rate;
-                r.name = "step 5";
-            }
-            if (is_best_copy_candidate(r.name)) best_copy = std::max(best_copy, r.rate);
-            if (r.name == "cuBLAS transpose (cublasSgeam)") geam = r.rate;
-            if (r.name == "cuBLAS SGEMM FP32") cublas = r.rate;
-            r.note = "awkward shape";
-            all.push_back(r);
-        }
-        ok &= step_status == "PASS";
-        // A rate for a wrong answer is no result: the line says so where a reader looks for the share.
-        const std::string verdict =
-            step_status == "PASS" ? "" : fmt::format("   step 5: {}", step_status.empty() ? "no row" : step_status);
-        const auto pct = [](double a, double b) {
-            return b > 0 ? fmt::format("{:.1f}%", 100 * a / b) : std::string("-");
-        };
-        if (transpose)
-            fmt::print("  {:<22} {:>9} {:>11} {:>9}   {} / {}{}\n", shape.label, format_rate(step),
-                       format_rate(best_copy), format_rate(geam), pct(step, best_copy), pct(step, geam), verdict);
-        else
-            fmt::print("  {:<22} {:>9} {:>11}   {}{}\n", shape.label, format_rate(step), format_rate(cublas),
-                       pct(step, cublas), verdict);
+        const ShapeRates rates = take_rates(got.rows);
+        all.insert(all.end(), got.rows.begin(), got.rows.end());
+        ok &= rates.step_status == "PASS";
+        print_shape_line(track, shape.label, rates);
     }
     return ok;
 }

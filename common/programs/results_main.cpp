@@ -1,17 +1,19 @@
 // The instructor's results table (`make run` at the top): every solution, then the references, one table per
 // track, each step's ratio taken against the yardstick measured in that step's own run. Also written as CSV,
 // JSON and an SVG chart for slides.
-//   workshop_results [--out DIR] [--track transpose|matmul] [options passed on to each program]
+//   workshop_results [--out DIR] [--track transpose|matmul] [program options]
 //   workshop_results --sweep [...]   the benchmark (`make bench`): the same over a range of sizes, twice
-//   workshop_results --replot DIR [--date YYYY-MM-DD]
+//   workshop_results --replot DIR [--out DIR] [--track T] [--date YYYY-MM-DD]
 //                                    redraw the tables and charts from the CSV files a run left in DIR (no GPU)
+// Every option is checked before anything runs; the files of a run are written together at its end, whole, or
+// not at all (a failed write leaves the older results as they were).
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -22,9 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "programs/bench_odd_shapes.hpp"
-#include "measure/device_info.hpp"
 #include "base/exit_codes.hpp"
+#include "base/files.hpp"
+#include "measure/device_info.hpp"
+#include "programs/bench_odd_shapes.hpp"
+#include "programs/options.hpp"
 #include "report/report.hpp"
 #include "report/svg_chart.hpp"
 
@@ -62,29 +66,109 @@ const TrackSpec kTracks[] = {
      4096},
 };
 
-// Runs a program, returns its stdout and exit status.
-std::pair<std::string, int> run_program(const std::string& command) {
-    std::string output;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return {output, -1};
-    std::array<char, 4096> buffer;
-    while (fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
-    const int status = pclose(pipe);
-    return {output, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+// ---- the command line: every option checked before anything runs ----------------------------------------
+
+enum class Mode { Table, Sweep, Replot };
+
+struct Settings {
+    Mode mode = Mode::Table;
+    fs::path out = "results";
+    bool out_given = false;
+    fs::path replot;                     // --replot's folder
+    std::string only, date;              // --track, --date
+    std::vector<std::string> passed_on;  // options for every program run, each word as given
+};
+
+struct ParsedArguments {
+    Settings settings;
+    std::string error;  // empty when the command line is valid
+    bool help = false;
+};
+
+// The program options make run and make bench pass on (the step programs' own parser checks their values); the
+// rest of a program's options (its size, its output, --check) are the kit's to choose.
+const std::set<std::string> kPassedOnWithValue = {"--reps", "--warmup", "--min-time", "--budget", "--seed"};
+const std::set<std::string> kPassedOnFlags = {"--flush-l2", "--no-references"};
+const std::set<std::string> kOwnWithValue = {"--out", "--track", "--replot", "--date"};
+
+std::string usage_text(const std::string& program) {
+    return fmt::format(
+        "usage: {0} [--sweep] [--out DIR] [--track transpose|matmul] [program options]\n"
+        "       {0} --replot DIR [--out DIR] [--track transpose|matmul] [--date YYYY-MM-DD]\n"
+        "  --sweep             make bench: every step over a range of sizes, each measured twice\n"
+        "  --out DIR           where the CSV, JSON and SVG files go (default: results)\n"
+        "  --replot DIR        the tables and charts again from DIR's CSV files (no GPU); --out defaults to DIR\n"
+        "  --date YYYY-MM-DD   with --replot: the day measured, for rows written before they carried one\n"
+        "program options, passed on to every run: --reps N, --warmup N, --min-time SECONDS, --budget SECONDS,\n"
+        "  --seed N, --flush-l2, --no-references (a step program's --help says what each does)\n"
+        "exit codes: 0 all correct, 1 a step failed, 2 bad option, 3 no CUDA device, 6 a file not written\n",
+        program);
+}
+
+// A program option's value checked by the programs' own parser, so that a bad one stops here, not in every run.
+std::string check_passed_on(const std::vector<std::string>& passed_on) {
+    std::vector<const char*> argv = {"workshop_results"};
+    for (const auto& word : passed_on) argv.push_back(word.c_str());
+    return parse_options(Track::Transpose, static_cast<int>(argv.size()), argv.data()).error;
+}
+
+std::string check_settings(const Settings& s) {
+    const bool replot = s.mode == Mode::Replot;
+    if (!s.date.empty() && (!replot || !std::regex_match(s.date, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}"))))
+        return fmt::format("--date: '{}' {}", printable(s.date),
+                           replot ? "is not a date like 2026-11-22" : "goes with --replot");
+    if (!s.only.empty() && s.only != "transpose" && s.only != "matmul")
+        return fmt::format("--track: '{}' is not transpose or matmul", printable(s.only));
+    if (replot && !s.passed_on.empty())
+        return fmt::format("{}: a program option, and --replot runs no program", s.passed_on.front());
+    return check_passed_on(s.passed_on);
+}
+
+// Takes one option (and its value) at argv[i]; false, with the reason in `p.error`, where it is not one.
+bool take_option(int argc, char** argv, int& i, ParsedArguments& p, bool& sweep) {
+    std::string name = argv[i], value;
+    const size_t eq = name.find('=');
+    const bool inline_value = name.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (inline_value) value = name.substr(eq + 1), name.resize(eq);
+    const bool takes_value = kOwnWithValue.count(name) > 0 || kPassedOnWithValue.count(name) > 0;
+    const bool is_flag = name == "--sweep" || name == "--help" || name == "-h" || kPassedOnFlags.count(name) > 0;
+    if ((!takes_value && !is_flag) || (is_flag && inline_value)) {
+        p.error = fmt::format("unknown option '{}' (try --help)", printable(argv[i]));
+        return false;
+    }
+    if (takes_value && !inline_value && i + 1 < argc) value = argv[++i];
+    if (takes_value && value.empty()) {
+        p.error = fmt::format("{} needs a value", name);
+        return false;
+    }
+    Settings& s = p.settings;
+    if (name == "--out") s.out = value, s.out_given = true;
+    if (name == "--track") s.only = value;
+    if (name == "--replot") s.replot = value;
+    if (name == "--date") s.date = value;
+    if (name == "--sweep") sweep = true;
+    if (name == "--help" || name == "-h") p.help = true;
+    if (kPassedOnWithValue.count(name)) s.passed_on.insert(s.passed_on.end(), {name, value});
+    if (kPassedOnFlags.count(name)) s.passed_on.push_back(name);
+    return true;
+}
+
+ParsedArguments parse_arguments(int argc, char** argv) {
+    ParsedArguments p;
+    bool sweep = false;
+    for (int i = 1; i < argc; ++i)
+        if (!take_option(argc, argv, i, p, sweep)) return p;
+    if (p.help) return p;
+    Settings& s = p.settings;
+    s.mode = !s.replot.empty() ? Mode::Replot : sweep ? Mode::Sweep : Mode::Table;
+    if (sweep && s.mode == Mode::Replot) p.error = "--sweep and --replot do not go together: --replot runs nothing";
+    if (p.error.empty()) p.error = check_settings(s);
+    return p;
 }
 
 std::string read_file(const fs::path& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
-void write_data(const fs::path& stem, const std::vector<ResultRow>& rows) {
-    std::string csv = csv_header() + "\n";
-    for (const auto& r : rows) csv += to_csv(r) + "\n";
-    write_file(stem.string() + ".csv", csv);
-    write_file(stem.string() + ".json", to_json(rows));
 }
 
 int side_of(const ResultRow& r) { return std::atoi(r.shape.c_str()); }  // "8192x8192" -> 8192
@@ -137,28 +221,33 @@ std::string spaced(std::string shape) {  // "8192x8192" -> "8192 x 8192"
 
 // ---- make run: one size, every step ---------------------------------------------------------------------
 
+ResultRow error_row(const TrackSpec& spec, int step, const std::string& program, const std::string& failure) {
+    ResultRow failed;
+    failed.track = spec.track;
+    failed.name = fmt::format("step {}: {}", step, spec.ideas[step - 1]);
+    failed.status = "ERROR";
+    failed.note = fmt::format("{} {}", program, failure);
+    return failed;
+}
+
 // Runs the five solutions of one track. Returns false if any step failed.
-bool gather_table(const TrackSpec& spec, const fs::path& bin, const std::string& passthrough,
+bool gather_table(const TrackSpec& spec, const fs::path& bin, const std::vector<std::string>& passed_on,
                   std::vector<ResultRow>& table) {
     std::vector<ResultRow> references;
     bool all_ok = true;
     for (int step = 1; step <= 5; ++step) {
-        const fs::path program = bin / fmt::format("solution{}_{}", step, spec.track);
+        const std::string name = fmt::format("solution{}_{}", step, spec.track);
+        std::vector<std::string> argv = {(bin / name).string(), "--json"};
+        argv.insert(argv.end(), passed_on.begin(), passed_on.end());
         std::fflush(stdout);  // the tables so far first, when both streams go to one file
-        fmt::print(stderr, "  running {} ...\n", program.filename().string());
-        const auto [csv, status] = run_program(fmt::format("'{}' --csv{}", program.string(), passthrough));
-        std::vector<ResultRow> rows = parse_rows(csv);
-        if (status != 0 || rows.empty()) {
+        fmt::print(stderr, "  running {} ...\n", name);
+        StepRows got = run_for_rows(run_program, argv);
+        if (!got.ok()) {
             all_ok = false;
-            ResultRow failed;
-            failed.track = spec.track;
-            failed.name = fmt::format("step {}: {}", step, spec.ideas[step - 1]);
-            failed.status = "ERROR";
-            failed.note = fmt::format("{} exited with status {}", program.filename().string(), status);
-            table.push_back(failed);
+            table.push_back(error_row(spec, step, name, got.failure));
             continue;
         }
-        for (auto& r : rows) {
+        for (auto& r : got.rows) {
             if (r.kind == "cpu") table.insert(table.begin(), r);
             if (r.kind == "step") {
                 r.name = fmt::format("step {}: {}", step, spec.ideas[step - 1]);
@@ -173,12 +262,19 @@ bool gather_table(const TrackSpec& spec, const fs::path& bin, const std::string&
     return all_ok;
 }
 
-void publish_table(const TrackSpec& spec, const std::vector<ResultRow>& table, const fs::path& out) {
+// The CSV and JSON files of a set of rows, named `stem`.csv and `stem`.json.
+void add_data_files(const std::string& stem, const std::vector<ResultRow>& rows, std::vector<ResultFile>& files) {
+    files.push_back({stem + ".csv", to_csv(rows)});
+    files.push_back({stem + ".json", to_json(rows)});
+}
+
+// Prints one track's table, and adds its CSV, JSON and bar chart to `files`.
+void publish_table(const TrackSpec& spec, const std::vector<ResultRow>& table, std::vector<ResultFile>& files) {
     const std::string shape = table.empty() ? "" : table.back().shape;
     const std::string device = table.empty() ? "" : table.back().device;
     fmt::print("\n{} {} on {} (each step's % is of the {} measured in the same run)\n{}", spec.track, shape, device,
                spec.reference, to_table(table, spec.ratio_label));
-    write_data(out / spec.track, table);
+    add_data_files(spec.track, table, files);
     std::vector<Bar> bars;
     std::vector<LimitLine> limits;
     for (const auto& r : table) {
@@ -191,47 +287,51 @@ void publish_table(const TrackSpec& spec, const std::vector<ResultRow>& table, c
         fmt::format("{} {} on {}", spec.track, spaced(shape), device),
         fmt::format("measured {}; each bar the median of its timed runs; dashed: the limits", date_span(table)),
         spec.unit};
-    write_file(out / (spec.track + ".svg"), svg_bar_chart(text, bars, limits));
+    files.push_back({spec.track + ".svg", svg_bar_chart(text, bars, limits)});
 }
 
 // ---- make bench: every step over a range of sizes, each measured in two runs ----------------------------
 
-bool gather_sweep(const TrackSpec& spec, const fs::path& bin, const std::string& passthrough,
-                  std::vector<ResultRow>& all) {
-    bool all_ok = true;
-    for (int size : spec.sweep_sizes) {
-        for (int step = 1; step <= 5; ++step) {
-            if (step <= 2 && size > spec.slow_steps_max_size) continue;
-            const fs::path program = bin / fmt::format("solution{}_{}", step, spec.track);
-            // Every step is timed as make run times it, in turn with its yardsticks, so that two steps' rates are
-            // taken under the same conditions; the yardsticks' rows come from step 5's run alone. Where a small
-            // problem sits in L2, the launches in turn slow a step: on an H200 at 1024 x 1024, step 4 read
-            // 1231-1248 GB/s alone and 940-997 in turn, step 5 1533-1560 and 1088-1155. With steps 1-4 timed alone
-            // and step 5 in turn, as before, one bench of two had step 4 ahead of step 5 there.
-            const std::string command =
-                fmt::format("'{}' --csv --no-host --size {} --budget 0{}", program.string(), size, passthrough);
-            std::fflush(stdout);  // the tables so far first, when both streams go to one file
-            fmt::print(stderr, "  {} --size {}\n", program.filename().string(), size);
-            for (int run = 1; run <= 2; ++run) {
-                const auto [csv, status] = run_program(command);
-                std::vector<ResultRow> rows = parse_rows(csv);
-                if (status != 0 || rows.empty()) {
-                    fmt::print(stderr, "  {} --size {} failed (exit {})\n", program.filename().string(), size, status);
-                    all_ok = false;
-                    continue;
-                }
-                for (auto& r : rows) {
-                    if (step < 5 && r.kind != "step") continue;
-                    if (r.kind == "step") {
-                        all_ok &= r.status == "PASS";
-                        r.name = fmt::format("step {}", step);
-                    }
-                    r.note = fmt::format("run {} of 2", run);
-                    all.push_back(r);
-                }
+// Runs one step at one size twice; appends its rows (step 5's run: the yardsticks' too). False if a run failed.
+bool gather_size(const TrackSpec& spec, int step, int size, const fs::path& bin,
+                 const std::vector<std::string>& passed_on, std::vector<ResultRow>& all) {
+    const std::string name = fmt::format("solution{}_{}", step, spec.track);
+    // Every step is timed as make run times it, in turn with its yardsticks, so that two steps' rates are taken
+    // under the same conditions; the yardsticks' rows come from step 5's run alone (RESULTS.md says what timing
+    // steps 1-4 alone did to the order of steps 4 and 5 where a problem sits in L2).
+    std::vector<std::string> argv = {(bin / name).string(), "--json",   "--no-host", "--size",
+                                     std::to_string(size),  "--budget", "0"};
+    argv.insert(argv.end(), passed_on.begin(), passed_on.end());
+    std::fflush(stdout);  // the tables so far first, when both streams go to one file
+    fmt::print(stderr, "  {} --size {}\n", name, size);
+    bool ok = true;
+    for (int run = 1; run <= 2; ++run) {
+        StepRows got = run_for_rows(run_program, argv);
+        if (!got.ok()) {
+            fmt::print(stderr, "  {} --size {} {}\n", name, size, got.failure);
+            ok = false;
+            continue;
+        }
+        for (auto& r : got.rows) {
+            if (step < 5 && r.kind != "step") continue;
+            if (r.kind == "step") {
+                ok &= r.status == "PASS";
+                r.name = fmt::format("step {}", step);
             }
+            r.note = fmt::format("run {} of 2", run);
+            all.push_back(r);
         }
     }
+    return ok;
+}
+
+bool gather_sweep(const TrackSpec& spec, const fs::path& bin, const std::vector<std::string>& passed_on,
+                  std::vector<ResultRow>& all) {
+    bool all_ok = true;
+    for (int size : spec.sweep_sizes)
+        for (int step = 1; step <= 5; ++step)
+            if (step > 2 || size <= spec.slow_steps_max_size)
+                all_ok &= gather_size(spec, step, size, bin, passed_on, all);
     return all_ok;
 }
 
@@ -255,92 +355,128 @@ struct Variation {
     bool operator<(const Variation& other) const { return share < other.share; }
 };
 
-// Prints one row per kernel and one column per size (run 1), and the spread between the two runs' medians.
-void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, const fs::path& out,
-                   std::vector<Variation>& variations) {
-    std::vector<std::string> order;
+// A sweep's rows by kernel and size: both runs' medians, the spread of run 1's timed runs, and where a step's
+// answer was wrong.
+struct SweepTable {
+    std::vector<std::string> order;                                    // the kernels, as first seen
     std::map<std::string, std::map<int, std::array<double, 2>>> rate;  // name -> side -> run 1, run 2
     std::map<std::string, std::map<int, double>> spread;               // name -> side -> (max - min) / median, run 1
     std::map<std::string, std::set<int>> wrong;  // name -> the sides where a run of that step gave a wrong answer
-    for (const auto& r : all) {
-        if (!rate.count(r.name)) order.push_back(r.name);
-        const bool second = r.note == "run 2 of 2";
-        rate[r.name][side_of(r)][second] = r.rate;
-        if (!second && r.median_ms > 0) spread[r.name][side_of(r)] = (r.max_ms - r.min_ms) / r.median_ms;
-        if (r.kind == "step" && r.status == "FAIL") wrong[r.name].insert(side_of(r));
-    }
-    const auto wrong_at = [&](const std::string& name, int side) {
+
+    bool wrong_at(const std::string& name, int side) const {
         const auto it = wrong.find(name);
         return it != wrong.end() && it->second.count(side) > 0;
-    };
-    const std::string device = all.empty() ? "" : all.front().device;
-    fmt::print("\n{} sweep on {} ({}, median of each run; run 1 shown, both in the CSV)\n", spec.track, device,
-               spec.unit);
+    }
+};
+
+SweepTable tabulate(const std::vector<ResultRow>& all) {
+    SweepTable t;
+    for (const auto& r : all) {
+        if (!t.rate.count(r.name)) t.order.push_back(r.name);
+        const bool second = r.note == "run 2 of 2";
+        t.rate[r.name][side_of(r)][second] = r.rate;
+        if (!second && r.median_ms > 0) t.spread[r.name][side_of(r)] = (r.max_ms - r.min_ms) / r.median_ms;
+        if (r.kind == "step" && r.status == "FAIL") t.wrong[r.name].insert(side_of(r));
+    }
+    return t;
+}
+
+// The limits are computed, not timed: they have no second run to differ from.
+bool is_limit(const std::string& name) { return name.find("theoretical") != std::string::npos || name == "FP32 peak"; }
+
+std::string size_header(const TrackSpec& spec) {
     std::string head = fmt::format("  {:<32}", "side");
     for (int size : spec.sweep_sizes) head += fmt::format(" {:>9}", size);
-    fmt::print("{}\n", head);
-    std::vector<Series> series;
-    std::vector<std::pair<std::string, double>> lesson_spread;  // name, |run 1 - run 2| / run 1 at the lesson size
-    for (const auto& name : order) {
-        std::string line = fmt::format("  {:<32}", name);
-        const bool is_step = name.rfind("step", 0) == 0;
-        const bool is_limit = name.find("theoretical") != std::string::npos || name == "FP32 peak";  // computed
-        Series s{name, {}, !is_step};
-        for (int size : spec.sweep_sizes) {
-            auto it = rate[name].find(size);
-            if (it == rate[name].end()) {
-                line += fmt::format(" {:>9}", "-");
-                continue;
-            }
-            // A wrong answer's speed is no result: the table and the chart leave it out (the CSV keeps it).
-            if (wrong_at(name, size)) {
-                line += fmt::format(" {:>9}", "FAIL");
-                continue;
-            }
-            const auto [first, second] = it->second;
-            line += fmt::format(" {:>9}", format_rate(first));
-            s.points.push_back({static_cast<double>(size), first});
-            if (!is_limit && first > 0 && second > 0) {
-                const std::string where = fmt::format("{} {} at {}", spec.track, name, size);
-                variations.push_back({std::abs(first - second) / first, where});
-            }
+    return head;
+}
+
+// One kernel's line of run 1's medians, size by size; fills its chart series and notes how far its two runs lie
+// apart at each size.
+std::string rate_line(const TrackSpec& spec, const SweepTable& t, const std::string& name, Series& series,
+                      std::vector<Variation>& variations) {
+    std::string line = fmt::format("  {:<32}", name);
+    const auto& rates = t.rate.at(name);
+    for (int size : spec.sweep_sizes) {
+        const auto it = rates.find(size);
+        // A wrong answer's speed is no result: the table and the chart leave it out (the CSV keeps it).
+        if (it == rates.end() || t.wrong_at(name, size)) {
+            line += fmt::format(" {:>9}", it == rates.end() ? "-" : "FAIL");
+            continue;
         }
-        fmt::print("{}\n", line);
-        if (auto it = rate[name].find(spec.lesson_size);
-            it != rate[name].end() && !is_limit && !wrong_at(name, spec.lesson_size)) {
-            const auto [first, second] = it->second;
-            if (first > 0 && second > 0) lesson_spread.push_back({name, std::abs(first - second) / first});
-        }
-        // TF32 runs on the tensor cores, several times the FP32 peak: it would flatten every other line.
-        if (name.find("TF32") == std::string::npos) series.push_back(s);
+        const auto [first, second] = it->second;
+        line += fmt::format(" {:>9}", format_rate(first));
+        series.points.push_back({static_cast<double>(size), first});
+        if (!is_limit(name) && first > 0 && second > 0)
+            variations.push_back(
+                {std::abs(first - second) / first, fmt::format("{} {} at {}", spec.track, name, size)});
     }
-    for (const auto& [name, sides] : wrong) {
+    return line;
+}
+
+// |run 1 - run 2| / run 1 at the lesson size, or a negative number where there are not two such runs.
+double lesson_spread(const TrackSpec& spec, const SweepTable& t, const std::string& name) {
+    const auto& rates = t.rate.at(name);
+    const auto it = rates.find(spec.lesson_size);
+    if (it == rates.end() || is_limit(name) || t.wrong_at(name, spec.lesson_size)) return -1;
+    const auto [first, second] = it->second;
+    return first > 0 && second > 0 ? std::abs(first - second) / first : -1;
+}
+
+void print_wrong_answers(const SweepTable& t) {
+    for (const auto& [name, sides] : t.wrong) {
         std::string where;
         for (int side : sides) where += fmt::format("{}{}", where.empty() ? "" : ", ", side);
         fmt::print("FAIL: {} gave a wrong answer at {} (the rate is in the CSV, not in this table or the chart)\n",
                    name, where);
     }
+}
+
+void print_lesson_spread(const TrackSpec& spec, const SweepTable& t) {
     std::string spreads;
-    for (const auto& [name, spread_of_medians] : lesson_spread)
-        spreads += fmt::format("{}{} {:.2f}%", spreads.empty() ? "" : ", ", name, 100 * spread_of_medians);
+    for (const auto& name : t.order)
+        if (const double share = lesson_spread(spec, t, name); share >= 0)
+            spreads += fmt::format("{}{} {:.2f}%", spreads.empty() ? "" : ", ", name, 100 * share);
     // A sweep cut short, or replotted from part of one, may hold no two runs at the lesson size: say so.
     if (spreads.empty()) spreads = "not measured (this sweep has no two runs at that size)";
     fmt::print("\nrun 1 against run 2 at the lesson size ({}): {}\n", spec.lesson_size, spreads);
-    fmt::print("\nspread of the timed runs behind each median above, (max - min) / median:\n{}\n", head);
-    for (const auto& name : order) {
-        if (spread[name].empty()) continue;  // limits are computed, not timed
+}
+
+void print_timing_spread(const TrackSpec& spec, const SweepTable& t) {
+    fmt::print("\nspread of the timed runs behind each median above, (max - min) / median:\n{}\n", size_header(spec));
+    for (const auto& name : t.order) {
+        const auto found = t.spread.find(name);
+        if (found == t.spread.end()) continue;  // limits are computed, not timed
         std::string line = fmt::format("  {:<32}", name);
         for (int size : spec.sweep_sizes) {
-            auto it = spread[name].find(size);
-            line += it == spread[name].end() ? fmt::format(" {:>9}", "-") : fmt::format(" {:>8.1f}%", 100 * it->second);
+            const auto it = found->second.find(size);
+            line +=
+                it == found->second.end() ? fmt::format(" {:>9}", "-") : fmt::format(" {:>8.1f}%", 100 * it->second);
         }
         fmt::print("{}\n", line);
     }
-    write_data(out / ("bench_" + spec.track), all);
-    write_file(
-        out / ("bench_" + spec.track + ".svg"),
-        svg_line_chart(sweep_text(spec, all, device),
-                       spec.track == "transpose" ? "matrix side (rows = cols)" : "matrix side (M = N = K)", series));
+}
+
+// Prints one row per kernel and one column per size (run 1), and the spread between the two runs' medians; adds
+// the CSV, JSON and line chart to `files`.
+void publish_sweep(const TrackSpec& spec, const std::vector<ResultRow>& all, std::vector<ResultFile>& files,
+                   std::vector<Variation>& variations) {
+    const SweepTable t = tabulate(all);
+    const std::string device = all.empty() ? "" : all.front().device;
+    fmt::print("\n{} sweep on {} ({}, median of each run; run 1 shown, both in the CSV)\n{}\n", spec.track, device,
+               spec.unit, size_header(spec));
+    std::vector<Series> series;
+    for (const auto& name : t.order) {
+        Series s{name, {}, name.rfind("step", 0) != 0};
+        fmt::print("{}\n", rate_line(spec, t, name, s, variations));
+        // TF32 runs on the tensor cores, several times the FP32 peak: it would flatten every other line.
+        if (name.find("TF32") == std::string::npos) series.push_back(s);
+    }
+    print_wrong_answers(t);
+    print_lesson_spread(spec, t);
+    print_timing_spread(spec, t);
+    add_data_files("bench_" + spec.track, all, files);
+    const char* x_label = spec.track == "transpose" ? "matrix side (rows = cols)" : "matrix side (M = N = K)";
+    files.push_back({"bench_" + spec.track + ".svg", svg_line_chart(sweep_text(spec, all, device), x_label, series)});
 }
 
 void print_variation(std::vector<Variation> variations) {
@@ -353,93 +489,94 @@ void print_variation(std::vector<Variation> variations) {
         100 * variations.back().share, variations.back().where);
 }
 
+// ---- the phases of a run ----------------------------------------------------------------------------------
+
+bool wanted(const Settings& s, const TrackSpec& spec) { return s.only.empty() || s.only == spec.track; }
+
+// --replot: the tables and charts again from the CSV files in s.replot.
+int replot(const Settings& s) {
+    const fs::path out = s.out_given ? s.out : s.replot;
+    make_result_folder(out);  // before the tables: a folder that cannot be made is the first thing said
+    std::vector<Variation> variations;
+    std::vector<ResultFile> files;
+    for (const auto& spec : kTracks) {
+        if (!wanted(s, spec)) continue;
+        if (const auto rows = read_rows(s.replot / (spec.track + ".csv"), s.date); !rows.empty())
+            publish_table(spec, rows, files);
+        if (const auto rows = read_rows(s.replot / ("bench_" + spec.track + ".csv"), s.date); !rows.empty())
+            publish_sweep(spec, rows, files, variations);
+    }
+    print_variation(variations);
+    if (files.empty()) {
+        fmt::print(stderr, "error: no results CSV files in {}\n", s.replot.string());
+        return kExitBadUsage;
+    }
+    write_result_files(out, files);
+    return kExitOk;
+}
+
+// make run (one table per track) or make bench (a sweep per track, then the awkward shapes).
+bool measure_track(const Settings& s, const TrackSpec& spec, const fs::path& bin, const std::string& today,
+                   std::vector<ResultFile>& files, std::vector<Variation>& variations) {
+    std::vector<ResultRow> rows;
+    if (s.mode == Mode::Table) {
+        const bool ok = gather_table(spec, bin, s.passed_on, rows);
+        stamp_date(rows, today);
+        publish_table(spec, rows, files);
+        return ok;
+    }
+    bool ok = gather_sweep(spec, bin, s.passed_on, rows);
+    stamp_date(rows, today);
+    publish_sweep(spec, rows, files, variations);
+    std::vector<ResultRow> odd_rows;
+    ok &= bench_odd_shapes(spec.track, bin, s.passed_on, run_program, odd_rows);
+    stamp_date(odd_rows, today);
+    add_data_files("bench_odd_shapes_" + spec.track, odd_rows, files);
+    return ok;
+}
+
+int measure(const Settings& s) {
+    const DeviceFacts device = require_device();
+    fmt::print("{}\n", describe(device));
+    make_result_folder(s.out);  // before minutes of runs, not after them
+    std::error_code error;
+    const fs::path bin = fs::canonical("/proc/self/exe", error).parent_path();  // the solutions are built beside it
+    if (error) throw FileError(fmt::format("cannot find the folder of this program: {}", error.message()));
+    const std::string today = iso_date(std::time(nullptr));
+    bool ok = true;
+    std::vector<ResultFile> files;
+    std::vector<Variation> variations;
+    for (const auto& spec : kTracks)
+        if (wanted(s, spec)) ok &= measure_track(s, spec, bin, today, files, variations);
+    print_variation(variations);
+    write_result_files(s.out, files);
+    const bool sweep = s.mode == Mode::Sweep;
+    const std::string tracks = s.only.empty() ? "{transpose,matmul}" : s.only;
+    fmt::print("\nwritten: {}/{}{}.{{csv,json,svg}}", s.out.string(), sweep ? "bench_" : "", tracks);
+    if (sweep) fmt::print(" and {}/bench_odd_shapes_{}.{{csv,json}}", s.out.string(), tracks);
+    fmt::print("\n");
+    return ok ? kExitOk : kExitWrongAnswer;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    fs::path out = "results", replot;
-    std::string only, passthrough, date;
-    bool sweep = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--out" && i + 1 < argc)
-            out = argv[++i];
-        else if (arg == "--track" && i + 1 < argc)
-            only = argv[++i];
-        else if (arg == "--replot" && i + 1 < argc)
-            replot = argv[++i];
-        else if (arg == "--date" && i + 1 < argc)
-            date = argv[++i];
-        else if (arg == "--sweep")
-            sweep = true;
-        else if (arg == "--help" || arg == "-h") {
-            fmt::print(
-                "usage: {} [--sweep] [--out DIR] [--track transpose|matmul] "
-                "[program options, e.g. --reps 50 --flush-l2]\n"
-                "       {} --replot DIR [--out DIR] [--date YYYY-MM-DD]   (tables and charts again from DIR's\n"
-                "           CSV files; --date: the day measured, for rows written before they carried one)\n",
-                argv[0], argv[0]);
-            return kExitOk;
-        } else
-            passthrough += fmt::format(" '{}'", arg);
-    }
-    if (!date.empty() && (replot.empty() || !std::regex_match(date, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}")))) {
-        fmt::print(stderr, "error: --date: '{}' {}\n", date,
-                   replot.empty() ? "goes with --replot" : "is not a date like 2026-11-22");
-        return kExitBadUsage;
-    }
-    if (!only.empty() && only != "transpose" && only != "matmul") {
-        fmt::print(stderr, "error: --track: '{}' is not transpose or matmul\n", only);
-        return kExitBadUsage;
-    }
-
-    if (!replot.empty()) {
-        if (out == "results") out = replot;
-        fs::create_directories(out);
-        std::vector<Variation> variations;
-        int found = 0;
-        for (const auto& spec : kTracks) {
-            if (!only.empty() && only != spec.track) continue;
-            if (const auto rows = read_rows(replot / (spec.track + ".csv"), date); !rows.empty())
-                publish_table(spec, rows, out), ++found;
-            if (const auto rows = read_rows(replot / ("bench_" + spec.track + ".csv"), date); !rows.empty())
-                publish_sweep(spec, rows, out, variations), ++found;
-        }
-        print_variation(variations);
-        if (found == 0) {
-            fmt::print(stderr, "error: no results CSV files in {}\n", replot.string());
-            return kExitBadUsage;
-        }
+    const ParsedArguments parsed = parse_arguments(argc, argv);
+    if (parsed.help) {
+        fmt::print("{}", usage_text(argv[0]));
         return kExitOk;
     }
-
-    const DeviceFacts device = require_device();
-    fmt::print("{}\n", describe(device));
-    const fs::path bin = fs::canonical("/proc/self/exe").parent_path();
-    const std::string today = iso_date(std::time(nullptr));
-    fs::create_directories(out);
-    bool ok = true;
-    std::vector<Variation> variations;
-    for (const auto& spec : kTracks) {
-        if (!only.empty() && only != spec.track) continue;
-        std::vector<ResultRow> rows;
-        if (sweep) {
-            ok &= gather_sweep(spec, bin, passthrough, rows);
-            stamp_date(rows, today);
-            publish_sweep(spec, rows, out, variations);
-            std::vector<ResultRow> odd_rows;
-            ok &= bench_odd_shapes(spec.track, bin, passthrough, run_program, odd_rows);
-            stamp_date(odd_rows, today);
-            write_data(out / ("bench_odd_shapes_" + spec.track), odd_rows);
-        } else {
-            ok &= gather_table(spec, bin, passthrough, rows);
-            stamp_date(rows, today);
-            publish_table(spec, rows, out);
-        }
+    if (!parsed.error.empty()) {
+        fmt::print(stderr, "error: {}\n", parsed.error);
+        return kExitBadUsage;
     }
-    print_variation(variations);
-    const std::string tracks = only.empty() ? "{transpose,matmul}" : only;
-    fmt::print("\nwritten: {}/{}{}.{{csv,json,svg}}", out.string(), sweep ? "bench_" : "", tracks);
-    if (sweep) fmt::print(" and {}/bench_odd_shapes_{}.{{csv,json}}", out.string(), tracks);
-    fmt::print("\n");
-    return ok ? kExitOk : kExitWrongAnswer;
+    // Past a file size limit (ulimit -f) a write then fails with EFBIG, said like any other failed write, rather
+    // than SIGXFSZ ending the program.
+    std::signal(SIGXFSZ, SIG_IGN);
+    try {
+        return parsed.settings.mode == Mode::Replot ? replot(parsed.settings) : measure(parsed.settings);
+    } catch (const FileError& e) {
+        fmt::print(stderr, "error: {}\n", e.what());
+        return kExitCannotWrite;
+    }
 }

@@ -1,16 +1,21 @@
-// CSV and JSON are written by hand here rather than with a library (nlohmann-json, say). What is written is
-// one flat table of strings and numbers: escaping (below) and null for a missing or non-finite number are the
-// whole of the job, and each has a test. A library would be one more package for every student to install,
-// often without root on a cluster's login node, for no behaviour the workshop needs; nothing here reads JSON.
-// The one reader, from_csv, reads back only what to_csv wrote (for `workshop_results --replot`).
+// CSV is written by hand (one flat table of strings and numbers: csv_escape is the whole of it) and read back only
+// from what to_csv wrote (for `workshop_results --replot`). JSON goes through nlohmann-json both ways: the step
+// programs print their rows with to_json, and workshop_results reads them back with rows_from_json.
 #include "report/report.hpp"
 
 #include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "base/files.hpp"
 
 namespace workshop {
 
@@ -24,24 +29,6 @@ std::string csv_escape(const std::string& field) {
     return quoted + "\"";
 }
 
-std::string json_escape(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20)
-                    out += fmt::format("\\u{:04x}", c);
-                else
-                    out += c;
-        }
-    }
-    return out;
-}
-
 std::string csv_header() {
     return "track,name,kind,shape,status,reps,median_ms,min_ms,max_ms,rate,unit,pct_of_reference,pct_of_peak,device,"
            "note,date";
@@ -52,6 +39,12 @@ std::string to_csv(const ResultRow& r) {
                        csv_escape(r.name), r.kind, r.shape, r.status, r.reps, r.median_ms, r.min_ms, r.max_ms, r.rate,
                        r.unit, r.pct_of_reference, r.pct_of_peak, csv_escape(r.device), csv_escape(r.note),
                        csv_escape(r.date));
+}
+
+std::string to_csv(const std::vector<ResultRow>& rows) {
+    std::string csv = csv_header() + "\n";
+    for (const auto& r : rows) csv += to_csv(r) + "\n";
+    return csv;
 }
 
 namespace {
@@ -102,26 +95,100 @@ std::vector<ResultRow> parse_rows(const std::string& csv) {
     return rows;
 }
 
+namespace {
+
+using Json = nlohmann::ordered_json;  // the columns in the order of the CSV
+
+// As many significant digits as the CSV keeps: a number read back prints as it was written.
+Json rounded(double v, int digits) {
+    if (!std::isfinite(v)) return nullptr;  // JSON has no NaN or Infinity
+    return std::strtod(fmt::format("{:.{}g}", v, digits).c_str(), nullptr);
+}
+
+Json ratio(double v) { return v < 0 ? Json(nullptr) : rounded(v, 4); }
+
+Json row_json(const ResultRow& r) {
+    return Json{{"track", r.track},
+                {"name", r.name},
+                {"kind", r.kind},
+                {"shape", r.shape},
+                {"status", r.status},
+                {"reps", r.reps},
+                {"median_ms", rounded(r.median_ms, 6)},
+                {"min_ms", rounded(r.min_ms, 6)},
+                {"max_ms", rounded(r.max_ms, 6)},
+                {"rate", rounded(r.rate, 6)},
+                {"unit", r.unit},
+                {"pct_of_reference", ratio(r.pct_of_reference)},
+                {"pct_of_peak", ratio(r.pct_of_peak)},
+                {"device", r.device},
+                {"note", r.note},
+                {"date", r.date}};
+}
+
+std::string text_of(const Json& row, const char* key) {
+    const auto it = row.find(key);
+    return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A number, or `none` where the row holds null (or nothing) there.
+double number_of(const Json& row, const char* key, double none) {
+    const auto it = row.find(key);
+    return it != row.end() && it->is_number() ? it->get<double>() : none;
+}
+
+ResultRow row_from_json(const Json& j) {
+    ResultRow r;
+    r.track = text_of(j, "track");
+    r.name = text_of(j, "name");
+    r.kind = text_of(j, "kind");
+    r.shape = text_of(j, "shape");
+    r.status = text_of(j, "status");
+    r.reps = static_cast<int>(number_of(j, "reps", 0));
+    r.median_ms = number_of(j, "median_ms", 0);
+    r.min_ms = number_of(j, "min_ms", 0);
+    r.max_ms = number_of(j, "max_ms", 0);
+    r.rate = number_of(j, "rate", 0);
+    r.unit = text_of(j, "unit");
+    r.pct_of_reference = number_of(j, "pct_of_reference", -1);
+    r.pct_of_peak = number_of(j, "pct_of_peak", -1);
+    r.device = text_of(j, "device");
+    r.note = text_of(j, "note");
+    r.date = text_of(j, "date");
+    return r;
+}
+
+}  // namespace
+
 std::string to_json(const std::vector<ResultRow>& rows) {
-    std::string out = "[\n";
+    std::string out = "[";
     for (size_t i = 0; i < rows.size(); ++i) {
-        const ResultRow& r = rows[i];
-        // JSON has no NaN or Infinity: a number that is not finite (or a ratio < 0, meaning none) is null.
-        auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : std::string("null"); };
-        auto ratio = [](double v) {
-            return v < 0 || !std::isfinite(v) ? std::string("null") : fmt::format("{:.4g}", v);
-        };
-        out += fmt::format(
-            "  {{\"track\": \"{}\", \"name\": \"{}\", \"kind\": \"{}\", \"shape\": \"{}\", \"status\": \"{}\", "
-            "\"reps\": {}, \"median_ms\": {}, \"min_ms\": {}, \"max_ms\": {}, \"rate\": {}, \"unit\": \"{}\", "
-            "\"pct_of_reference\": {}, \"pct_of_peak\": {}, \"device\": \"{}\", \"note\": \"{}\", "
-            "\"date\": \"{}\"}}{}\n",
-            json_escape(r.track), json_escape(r.name), json_escape(r.kind), json_escape(r.shape), json_escape(r.status),
-            r.reps, num(r.median_ms), num(r.min_ms), num(r.max_ms), num(r.rate), json_escape(r.unit),
-            ratio(r.pct_of_reference), ratio(r.pct_of_peak), json_escape(r.device), json_escape(r.note),
-            json_escape(r.date), i + 1 < rows.size() ? "," : "");
+        // A name or a device that is not valid UTF-8 gets U+FFFD where the bytes were, rather than no file.
+        out += (i == 0 ? "\n  " : ",\n  ") + row_json(rows[i]).dump(-1, ' ', false, Json::error_handler_t::replace);
     }
-    return out + "]\n";
+    return out + "\n]\n";
+}
+
+bool rows_from_json(const std::string& text, std::vector<ResultRow>& rows, std::string& error) {
+    const Json parsed = Json::parse(text, nullptr, false);
+    if (parsed.is_discarded()) {
+        error = "not JSON";
+        return false;
+    }
+    const Json& list = parsed.is_object() && parsed.contains("rows") ? parsed["rows"] : parsed;
+    if (!list.is_array()) {
+        error = "JSON, but not a list of result rows";
+        return false;
+    }
+    rows.clear();
+    for (const auto& item : list) {
+        if (!item.is_object() || !item.contains("name") || !item.contains("kind")) {
+            error = "a row is not an object with a name and a kind";
+            return false;
+        }
+        rows.push_back(row_from_json(item));
+    }
+    return true;
 }
 
 std::string format_rate(double rate) {
@@ -145,6 +212,55 @@ std::string to_table(const std::vector<ResultRow>& rows, const std::string& refe
         out += line + "\n";
     }
     return out;
+}
+
+namespace {
+
+std::string why(int error) { return std::strerror(error); }
+
+// The reason at the end of a FileError's line ("cannot write PATH: REASON"), to name the file it was meant for
+// rather than the hidden one it was written to.
+std::string reason_in(const FileError& e) {
+    const std::string line = e.what();
+    const size_t at = line.rfind(": ");
+    return at == std::string::npos ? line : line.substr(at + 2);
+}
+
+// A folder removed with what is in it when the scope ends: the files not moved into place, if any.
+struct StagingFolder {
+    std::filesystem::path path;
+    ~StagingFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+};
+
+}  // namespace
+
+void make_result_folder(const std::filesystem::path& folder) {
+    std::error_code error;
+    std::filesystem::create_directories(folder, error);
+    if (error) throw FileError(fmt::format("cannot make the folder {}: {}", folder.string(), error.message()));
+    if (!std::filesystem::is_directory(folder, error))
+        throw FileError(fmt::format("cannot write in {}: not a folder", folder.string()));
+}
+
+void write_result_files(const std::filesystem::path& folder, const std::vector<ResultFile>& files) {
+    make_result_folder(folder);
+    std::string pattern = (folder / ".results.XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw FileError(fmt::format("cannot write in {}: {}", folder.string(), why(errno)));
+    const StagingFolder staged{pattern};
+    for (const auto& f : files) {
+        try {
+            write_file_atomically(staged.path / f.name, f.content);
+        } catch (const FileError& e) {
+            throw FileError(fmt::format("cannot write {}: {} (no file replaced: the older ones are as they were)",
+                                        (folder / f.name).string(), reason_in(e)));
+        }
+    }
+    for (const auto& f : files)
+        if (::rename((staged.path / f.name).c_str(), (folder / f.name).c_str()) != 0)
+            throw FileError(fmt::format("cannot replace {}: {}", (folder / f.name).string(), why(errno)));
 }
 
 }  // namespace workshop

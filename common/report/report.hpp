@@ -1,6 +1,8 @@
-// Results as rows: printed for people, or as CSV / JSON for scripts, tables and charts.
+// Results as rows: printed for people, or as CSV / JSON for scripts, tables and charts; and the files of a run,
+// written as one set.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -25,13 +27,19 @@ struct ResultRow {
 
 std::string csv_header();
 std::string to_csv(const ResultRow& row);
+// The header and every row, one line each: a whole CSV file.
+std::string to_csv(const std::vector<ResultRow>& rows);
 // Parses one line written by to_csv (or by an older version, which wrote no date); false if it is not such a
 // line.
 bool from_csv(const std::string& line, ResultRow& row);
 // Every line of `csv` that from_csv accepts, in order.
 std::vector<ResultRow> parse_rows(const std::string& csv);
 
+// A JSON array of the rows, one row to a line; a ratio < 0 (none) and any number JSON cannot hold are null.
 std::string to_json(const std::vector<ResultRow>& rows);
+// Reads the rows back from what to_json wrote (an array, or an object holding it under "rows"). False, with the
+// reason in `error`, where `text` is not such JSON.
+bool rows_from_json(const std::string& text, std::vector<ResultRow>& rows, std::string& error);
 
 // A rate as the tables print it: whole numbers from 1000 up (351729, never 3.5173e+05), four significant digits
 // below (549.5, 8.926); "-" for none.
@@ -41,6 +49,20 @@ std::string format_rate(double rate);
 std::string to_table(const std::vector<ResultRow>& rows, const std::string& reference_label);
 
 std::string csv_escape(const std::string& field);
-std::string json_escape(const std::string& text);
+
+// One file of a set that write_result_files writes: a name inside the folder, and what it holds.
+struct ResultFile {
+    std::string name;
+    std::string content;
+};
+
+// Writes `files` into `folder` (made where missing) as one set: each is first written whole into a new hidden
+// folder inside `folder`, and only once all of them are there are they renamed into place, so a full disk or a
+// failed write leaves every older file as it was. Throws FileError (base/files.hpp): one line that names the
+// file and the reason.
+void write_result_files(const std::filesystem::path& folder, const std::vector<ResultFile>& files);
+
+// Makes `folder` and its parents where missing; FileError where it cannot be made or is not a folder.
+void make_result_folder(const std::filesystem::path& folder);
 
 }  // namespace workshop

@@ -1,7 +1,13 @@
-// make bench's awkward-shape table, with the step 5 program replaced by a runner that answers with CSV rows, so
-// that what the table prints and when the bench fails can be checked without a GPU.
+// make bench's awkward-shape table, with the step 5 program replaced by a runner that answers with JSON rows, so
+// that what the table prints and when the bench fails can be checked without a GPU; and the runner itself, which
+// starts a program with its arguments as they are, no shell between.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -26,18 +32,16 @@ ResultRow row(const std::string& track, const std::string& name, const std::stri
     return r;
 }
 
-std::string csv_of(const std::vector<ResultRow>& rows) {
-    std::string csv = csv_header() + "\n";
-    for (const auto& r : rows) csv += to_csv(r) + "\n";
-    return csv;
+ProgramRun answer(const std::string& out, int exit_code = 0) {
+    return ProgramRun{out, exit_code, fmt::format("exit {}", exit_code)};
 }
 
 // One run of the transpose program: step 5, the two copies and cublasSgeam, with the step's check as given.
 std::string transpose_run(const std::string& status) {
-    return csv_of({row("transpose", "step 5 solution", "step", 3863.2, status),
-                   row("transpose", "copy kernel", "reference", 4150.0),
-                   row("transpose", "cudaMemcpy device-to-device", "reference", 4173.4),
-                   row("transpose", "cuBLAS transpose (cublasSgeam)", "reference", 3423.0)});
+    return to_json({row("transpose", "step 5 solution", "step", 3863.2, status),
+                    row("transpose", "copy kernel", "reference", 4150.0),
+                    row("transpose", "cudaMemcpy device-to-device", "reference", 4173.4),
+                    row("transpose", "cuBLAS transpose (cublasSgeam)", "reference", 3423.0)});
 }
 
 struct Bench {
@@ -50,7 +54,7 @@ Bench bench(const std::string& track, const ProgramRunner& run) {
     Bench b;
     testing::internal::CaptureStdout();
     testing::internal::CaptureStderr();
-    b.ok = bench_odd_shapes(track, "/opt/kit/bin", " --reps 20", run, b.rows);
+    b.ok = bench_odd_shapes(track, "/opt/kit/bin", {"--reps", "20"}, run, b.rows);
     b.errors = testing::internal::GetCapturedStderr();
     b.printed = testing::internal::GetCapturedStdout();
     return b;
@@ -59,25 +63,24 @@ Bench bench(const std::string& track, const ProgramRunner& run) {
 }  // namespace
 
 TEST(OddShapes, EachShapeRunsStepFiveWithTheBenchOptions) {
-    std::vector<std::string> commands;
-    const auto record = [&](const std::string& command) {
-        commands.push_back(command);
-        return std::make_pair(transpose_run("PASS"), 0);
+    std::vector<std::vector<std::string>> runs;
+    const auto record = [&](const std::vector<std::string>& argv) {
+        runs.push_back(argv);
+        return answer(transpose_run("PASS"));
     };
     bench("transpose", record);
-    ASSERT_EQ(commands.size(), 3u);
-    EXPECT_EQ(commands[1],
-              "'/opt/kit/bin/solution5_transpose' --csv --no-host --budget 0 --rows 8191 --cols 8193 --reps 20");
-    commands.clear();
+    ASSERT_EQ(runs.size(), 3u);
+    EXPECT_EQ(runs[1], (std::vector<std::string>{"/opt/kit/bin/solution5_transpose", "--json", "--no-host", "--budget",
+                                                 "0", "--rows", "8191", "--cols", "8193", "--reps", "20"}));
+    runs.clear();
     bench("matmul", record);
-    ASSERT_EQ(commands.size(), 5u);
-    EXPECT_NE(commands[2].find("solution5_matmul' --csv --no-host --budget 0 --m 4099 --n 4099 --k 4099"),
-              std::string::npos)
-        << commands[2];
+    ASSERT_EQ(runs.size(), 5u);
+    EXPECT_EQ(runs[2], (std::vector<std::string>{"/opt/kit/bin/solution5_matmul", "--json", "--no-host", "--budget",
+                                                 "0", "--m", "4099", "--n", "4099", "--k", "4099", "--reps", "20"}));
 }
 
 TEST(OddShapes, TransposeLineGivesWholeRatesAndBothShares) {
-    const Bench b = bench("transpose", [](const std::string&) { return std::make_pair(transpose_run("PASS"), 0); });
+    const Bench b = bench("transpose", [](const std::vector<std::string>&) { return answer(transpose_run("PASS")); });
     EXPECT_TRUE(b.ok);
     // 3863.2 / 4173.4 (the faster copy) = 92.57%; 3863.2 / 3423 = 112.86%.
     EXPECT_NE(b.printed.find("8191 x 8193                 3863        4173      3423   92.6% / 112.9%"),
@@ -91,11 +94,10 @@ TEST(OddShapes, TransposeLineGivesWholeRatesAndBothShares) {
 }
 
 TEST(OddShapes, MatmulLineGivesTheShareOfCublas) {
-    const auto run = [](const std::string&) {
-        return std::make_pair(csv_of({row("matmul", "step 5 solution", "step", 49373.4, "PASS"),
-                                      row("matmul", "cuBLAS SGEMM FP32", "reference", 51365.0),
-                                      row("matmul", "cuBLAS TF32 tensor cores", "reference", 136123.0)}),
-                              0);
+    const auto run = [](const std::vector<std::string>&) {
+        return answer(to_json({row("matmul", "step 5 solution", "step", 49373.4, "PASS"),
+                               row("matmul", "cuBLAS SGEMM FP32", "reference", 51365.0),
+                               row("matmul", "cuBLAS TF32 tensor cores", "reference", 136123.0)}));
     };
     const Bench b = bench("matmul", run);
     EXPECT_TRUE(b.ok);
@@ -104,23 +106,74 @@ TEST(OddShapes, MatmulLineGivesTheShareOfCublas) {
 }
 
 TEST(OddShapes, AWrongAnswerAFailedRunOrNoRowsFailTheBench) {
-    EXPECT_FALSE(bench("transpose", [](const std::string&) { return std::make_pair(transpose_run("FAIL"), 0); }).ok);
+    EXPECT_FALSE(bench("transpose", [](const std::vector<std::string>&) { return answer(transpose_run("FAIL")); }).ok);
     const Bench crashed =
-        bench("transpose", [](const std::string&) { return std::make_pair(transpose_run("PASS"), 3); });
+        bench("transpose", [](const std::vector<std::string>&) { return answer(transpose_run("PASS"), 3); });
     EXPECT_FALSE(crashed.ok);
     EXPECT_NE(crashed.errors.find("--rows 8191 --cols 8193 failed (exit 3)"), std::string::npos) << crashed.errors;
-    const Bench silent =
-        bench("transpose", [](const std::string&) { return std::make_pair(std::string("no CSV"), 0); });
+    const Bench silent = bench("transpose", [](const std::vector<std::string>&) { return answer("FAIL: no JSON"); });
     EXPECT_FALSE(silent.ok);
-    EXPECT_NE(silent.errors.find("--rows 8191 --cols 8193 printed no result rows"), std::string::npos) << silent.errors;
-    const Bench no_step = bench("transpose", [](const std::string&) {
-        return std::make_pair(csv_of({row("transpose", "copy kernel", "reference", 4150.0)}), 0);
+    EXPECT_NE(silent.errors.find("--rows 8191 --cols 8193 printed no result rows (not JSON)"), std::string::npos)
+        << silent.errors;
+    const Bench no_step = bench("transpose", [](const std::vector<std::string>&) {
+        return answer(to_json({row("transpose", "copy kernel", "reference", 4150.0)}));
     });
     EXPECT_FALSE(no_step.ok);
     EXPECT_NE(no_step.printed.find("step 5: no row"), std::string::npos) << no_step.printed;
 }
 
 TEST(OddShapes, AWrongAnswerIsMarkedOnItsLine) {
-    const Bench b = bench("transpose", [](const std::string&) { return std::make_pair(transpose_run("FAIL"), 0); });
+    const Bench b = bench("transpose", [](const std::vector<std::string>&) { return answer(transpose_run("FAIL")); });
     EXPECT_NE(b.printed.find("92.6% / 112.9%   step 5: FAIL"), std::string::npos) << b.printed;
+}
+
+namespace {
+
+struct ScratchFolder {
+    std::filesystem::path path;
+    ScratchFolder() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "runner-test.XXXXXX").string();
+        path = ::mkdtemp(pattern.data());
+    }
+    ~ScratchFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+};
+
+}  // namespace
+
+TEST(RunProgram, QuotesSpacesAndSemicolonsReachTheProgramAsTheyAre) {
+    ScratchFolder dir;
+    const std::string planted = (dir.path / "PWNED").string();
+    const std::string attack = "--reps'; touch " + planted + "; echo '";
+    const ProgramRun run = run_program({"/usr/bin/printf", "%s|", attack, "a b", "$(touch " + planted + ")"});
+    EXPECT_EQ(run.exit_code, 0) << run.ending;
+    EXPECT_EQ(run.out, attack + "|a b|$(touch " + planted + ")|");
+    EXPECT_FALSE(std::filesystem::exists(planted));
+}
+
+TEST(RunProgram, AFolderWithAQuoteInItsNameIsNoObstacle) {
+    ScratchFolder dir;
+    const auto folder = dir.path / "it's a; \"checkout\"";
+    std::filesystem::create_directories(folder);
+    const auto program = folder / "solution1_transpose";
+    std::ofstream(program) << "#!/bin/sh\nprintf '%s\\n' \"$@\"\n";
+    ::chmod(program.c_str(), 0755);
+    const ProgramRun run = run_program({program.string(), "--json"});
+    EXPECT_EQ(run.exit_code, 0) << run.ending;
+    EXPECT_EQ(run.out, "--json\n");
+}
+
+TEST(RunProgram, SaysHowTheProgramEnded) {
+    const ProgramRun three = run_program({"/bin/sh", "-c", "echo partial; exit 3"});
+    EXPECT_EQ(three.exit_code, 3);
+    EXPECT_EQ(three.ending, "exit 3");
+    EXPECT_EQ(three.out, "partial\n");
+    const ProgramRun killed = run_program({"/bin/sh", "-c", "kill -9 $$"});
+    EXPECT_EQ(killed.exit_code, -1);
+    EXPECT_EQ(killed.ending, "killed by signal 9");
+    const ProgramRun missing = run_program({"/nonexistent/solution1_transpose", "--json"});
+    EXPECT_EQ(missing.exit_code, -1);
+    EXPECT_EQ(missing.ending, "could not start /nonexistent/solution1_transpose: No such file or directory");
 }

@@ -1,7 +1,17 @@
+// Results as rows (CSV, JSON, tables) and the files of a run, written as one set.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "base/files.hpp"
 #include "report/report.hpp"
 
 using namespace workshop;
@@ -24,6 +34,27 @@ ResultRow sample() {
     r.pct_of_reference = 80.5;
     r.device = "NVIDIA H100 80GB HBM3";
     return r;
+}
+
+nlohmann::json first_row(const std::string& json) { return nlohmann::json::parse(json).at(0); }
+
+struct ScratchFolder {
+    std::filesystem::path path;
+    ScratchFolder() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "report-test.XXXXXX").string();
+        path = ::mkdtemp(pattern.data());
+    }
+    ~ScratchFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+};
+
+std::string read(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 }  // namespace
@@ -61,11 +92,14 @@ TEST(Report, CsvCarriesTheDateAndReadsFilesWrittenWithoutOne) {
 }
 
 TEST(Report, JsonEscapesAndUsesNullForMissingRatios) {
-    const std::string json = to_json({sample()});
-    EXPECT_NE(json.find("\"name\": \"step 3, \\\"tile\\\"\""), std::string::npos) << json;
-    EXPECT_NE(json.find("\"pct_of_peak\": null"), std::string::npos) << json;
-    EXPECT_NE(json.find("\"pct_of_reference\": 80.5"), std::string::npos) << json;
-    EXPECT_EQ(json_escape("a\nb\\"), "a\\nb\\\\");
+    ResultRow r = sample();
+    r.note = "line\nbreak \\ and \x1b[31m";
+    const nlohmann::json row = first_row(to_json({r}));
+    EXPECT_EQ(row.at("name"), "step 3, \"tile\"");
+    EXPECT_EQ(row.at("note"), r.note);
+    EXPECT_TRUE(row.at("pct_of_peak").is_null());
+    EXPECT_EQ(row.at("pct_of_reference"), 80.5);
+    EXPECT_EQ(row.at("reps"), 20);
 }
 
 TEST(Report, JsonWritesNullForNumbersJsonCannotHold) {
@@ -75,12 +109,115 @@ TEST(Report, JsonWritesNullForNumbersJsonCannotHold) {
     r.pct_of_reference = std::numeric_limits<double>::infinity();
     r.date = "2026-11-22";
     const std::string json = to_json({r});
-    EXPECT_NE(json.find("\"rate\": null"), std::string::npos) << json;
-    EXPECT_NE(json.find("\"median_ms\": null"), std::string::npos) << json;
-    EXPECT_NE(json.find("\"pct_of_reference\": null"), std::string::npos) << json;
-    EXPECT_NE(json.find("\"date\": \"2026-11-22\""), std::string::npos) << json;
+    const nlohmann::json row = first_row(json);
+    EXPECT_TRUE(row.at("rate").is_null()) << json;
+    EXPECT_TRUE(row.at("median_ms").is_null()) << json;
+    EXPECT_TRUE(row.at("pct_of_reference").is_null()) << json;
+    EXPECT_EQ(row.at("date"), "2026-11-22");
     EXPECT_EQ(json.find("inf"), std::string::npos) << json;
     EXPECT_EQ(json.find("nan"), std::string::npos) << json;
+}
+
+TEST(Report, JsonKeepsTheCsvColumnsInOrderOneRowALine) {
+    const std::string json = to_json({sample(), sample()});
+    EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 4) << json;  // "[", two rows, "]"
+    std::string keys;
+    const auto parsed = nlohmann::ordered_json::parse(json);
+    for (const auto& item : parsed.at(0).items()) keys += "," + item.key();
+    EXPECT_EQ(keys.substr(1), csv_header());
+}
+
+TEST(Report, JsonReadsBackTheRowsItWrote) {
+    ResultRow r = sample();
+    r.median_ms = 0.123456789;  // kept to 6 significant digits, as in the CSV
+    r.date = "2026-11-22";
+    std::vector<ResultRow> back;
+    std::string error;
+    ASSERT_TRUE(rows_from_json(to_json({r, sample()}), back, error)) << error;
+    ASSERT_EQ(back.size(), 2u);
+    EXPECT_EQ(back[0].name, r.name);
+    EXPECT_EQ(back[0].device, r.device);
+    EXPECT_EQ(back[0].date, "2026-11-22");
+    EXPECT_EQ(back[0].reps, 20);
+    EXPECT_DOUBLE_EQ(back[0].median_ms, 0.123457);
+    EXPECT_DOUBLE_EQ(back[0].rate, 2147.48);
+    EXPECT_DOUBLE_EQ(back[0].pct_of_reference, 80.5);
+    EXPECT_DOUBLE_EQ(back[0].pct_of_peak, -1);  // null: none
+    // An object holding the rows under "rows" is read the same way.
+    ASSERT_TRUE(rows_from_json("{\"verdict\": \"PASS\", \"rows\": " + to_json({r}) + "}", back, error)) << error;
+    EXPECT_EQ(back.size(), 1u);
+}
+
+TEST(Report, JsonThatIsNotRowsIsRefusedWithTheReason) {
+    std::vector<ResultRow> rows;
+    std::string error;
+    EXPECT_FALSE(rows_from_json("FAIL: wrong answer at (3, 4)\n", rows, error));
+    EXPECT_EQ(error, "not JSON");
+    EXPECT_FALSE(rows_from_json("{\"rate\": 1}", rows, error));
+    EXPECT_FALSE(rows_from_json("[{\"rate\": 1}]", rows, error));
+    EXPECT_EQ(error, "a row is not an object with a name and a kind");
+    EXPECT_TRUE(rows_from_json("[]", rows, error));
+    EXPECT_TRUE(rows.empty());
+}
+
+TEST(Report, JsonOfANameThatIsNotUtf8IsStillWritten) {
+    ResultRow r = sample();
+    r.device = "GPU \xff\xfe";
+    std::string json;
+    ASSERT_NO_THROW(json = to_json({r}));
+    EXPECT_EQ(first_row(json).at("device"), "GPU \xEF\xBF\xBD\xEF\xBF\xBD");  // U+FFFD twice
+}
+
+TEST(Report, CsvFileIsTheHeaderAndOneLineARow) {
+    EXPECT_EQ(to_csv(std::vector<ResultRow>{sample()}), csv_header() + "\n" + to_csv(sample()) + "\n");
+    EXPECT_EQ(parse_rows(to_csv(std::vector<ResultRow>{sample(), sample()})).size(), 2u);
+}
+
+TEST(ResultFiles, ASetIsWrittenWholeAndReplacesTheOldOne) {
+    ScratchFolder dir;
+    const auto out = dir.path / "results" / "h100";  // made where missing
+    write_result_files(out, {{"a.csv", "old a\n"}, {"b.svg", "old b\n"}});
+    write_result_files(out, {{"a.csv", "new a\n"}, {"b.svg", "new b\n"}});
+    EXPECT_EQ(read(out / "a.csv"), "new a\n");
+    EXPECT_EQ(read(out / "b.svg"), "new b\n");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(out), std::filesystem::directory_iterator()), 2);
+}
+
+TEST(ResultFiles, AFullDiskLeavesEveryOldFileAsItWas) {
+    // A file-size limit stands in for a full disk: the write past it fails (EFBIG) as a full disk's would (ENOSPC).
+    ScratchFolder dir;
+    write_result_files(dir.path, {{"a.csv", "old a\n"}, {"b.svg", "old b\n"}});
+    rlimit old{};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = old;
+    small.rlim_cur = 4096;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    std::string error;
+    try {
+        // a.csv fits and is written first: it must not replace the old one while b.svg cannot be written.
+        write_result_files(dir.path, {{"a.csv", "new a\n"}, {"b.svg", std::string(10000, 'x')}});
+    } catch (const FileError& e) { error = e.what(); }
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, old_handler);
+    EXPECT_NE(error.find("cannot write " + (dir.path / "b.svg").string() + ": File too large"), std::string::npos)
+        << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    EXPECT_EQ(read(dir.path / "a.csv"), "old a\n");
+    EXPECT_EQ(read(dir.path / "b.svg"), "old b\n");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()), 2);
+}
+
+TEST(ResultFiles, AFolderThatCannotBeMadeIsOneLineNamingIt) {
+    ScratchFolder dir;
+    std::ofstream(dir.path / "a file") << "x";
+    const auto out = dir.path / "a file" / "results";
+    try {
+        write_result_files(out, {{"a.csv", "a\n"}});
+        FAIL() << "wrote under a regular file";
+    } catch (const FileError& e) {
+        EXPECT_EQ(std::string(e.what()), "cannot make the folder " + out.string() + ": Not a directory");
+    }
 }
 
 TEST(Report, TableShowsEveryRowAndItsRatio) {
