@@ -11,7 +11,8 @@ enum ExitCode : int {
     kExitOutOfMemory = 4,  // the sizes asked for do not fit in device (or host) memory; from --check and
                            // --sanitize: NOT CHECKED, part of the check could not run here (that, or a busy GPU)
     kExitCudaError = 5,    // a CUDA call or a kernel failed
-    kExitCannotWrite = 6,  // a result could not be written (full disk, read-only folder); the older one is left whole
+    kExitCannotWrite = 7,  // a result could not be written (full disk, read-only folder); the older one is left whole
+                           // (6 is taken: common/room/launch.sh, a job the launcher refused)
 };
 
 }  // namespace workshop

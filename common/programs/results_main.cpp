@@ -101,8 +101,8 @@ std::string usage_text(const std::string& program) {
         "  --date YYYY-MM-DD   with --replot: the day measured, for rows written before they carried one\n"
         "program options, passed on to every run: --reps N, --warmup N, --min-time SECONDS, --budget SECONDS,\n"
         "  --seed N, --flush-l2, --no-references (a step program's --help says what each does)\n"
-        "exit codes: 0 all correct, 1 a step failed, 2 bad option, 3 no CUDA device, 6 a file not written\n",
-        program);
+        "exit codes: {1} all correct, {2} a step failed, {3} bad option, {4} no CUDA device, {5} a file not written\n",
+        program, int{kExitOk}, int{kExitWrongAnswer}, int{kExitBadUsage}, int{kExitNoDevice}, int{kExitCannotWrite});
 }
 
 // A program option's value checked by the programs' own parser, so that a bad one stops here, not in every run.
