@@ -22,6 +22,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "base/exit_codes.hpp"
@@ -577,6 +578,9 @@ int main(int argc, char** argv) {
         return parsed.settings.mode == Mode::Replot ? replot(parsed.settings) : measure(parsed.settings);
     } catch (const FileError& e) {
         fmt::print(stderr, "error: {}\n", e.what());
+        return kExitCannotWrite;
+    } catch (const std::system_error& e) {  // fmt could not print (stdout or stderr a file on a full disk)
+        std::fprintf(stderr, "error: %s\n", e.what());
         return kExitCannotWrite;
     }
 }
