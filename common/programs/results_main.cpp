@@ -126,7 +126,7 @@ std::string check_settings(const Settings& s) {
 }
 
 // Takes one option (and its value) at argv[i]; false, with the reason in `p.error`, where it is not one.
-bool take_option(int argc, char** argv, int& i, ParsedArguments& p, bool& sweep) {
+bool take_option(int argc, char** argv, int& i, ParsedArguments& p) {
     std::string name = argv[i], value;
     const size_t eq = name.find('=');
     const bool inline_value = name.rfind("--", 0) == 0 && eq != std::string::npos;
@@ -147,7 +147,7 @@ bool take_option(int argc, char** argv, int& i, ParsedArguments& p, bool& sweep)
     if (name == "--track") s.only = value;
     if (name == "--replot") s.replot = value;
     if (name == "--date") s.date = value;
-    if (name == "--sweep") sweep = true;
+    if (name == "--sweep") s.mode = Mode::Sweep;
     if (name == "--help" || name == "-h") p.help = true;
     if (kPassedOnWithValue.count(name)) s.passed_on.insert(s.passed_on.end(), {name, value});
     if (kPassedOnFlags.count(name)) s.passed_on.push_back(name);
@@ -156,13 +156,14 @@ bool take_option(int argc, char** argv, int& i, ParsedArguments& p, bool& sweep)
 
 ParsedArguments parse_arguments(int argc, char** argv) {
     ParsedArguments p;
-    bool sweep = false;
     for (int i = 1; i < argc; ++i)
-        if (!take_option(argc, argv, i, p, sweep)) return p;
-    if (p.help) return p;
+        if (!take_option(argc, argv, i, p)) return p;
     Settings& s = p.settings;
-    s.mode = !s.replot.empty() ? Mode::Replot : sweep ? Mode::Sweep : Mode::Table;
-    if (sweep && s.mode == Mode::Replot) p.error = "--sweep and --replot do not go together: --replot runs nothing";
+    if (p.help) return p;
+    if (!s.replot.empty() && s.mode == Mode::Sweep)
+        p.error = "--sweep and --replot do not go together: --replot runs nothing";
+    else if (!s.replot.empty())
+        s.mode = Mode::Replot;
     if (p.error.empty()) p.error = check_settings(s);
     return p;
 }
