@@ -31,6 +31,7 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 NUMBER = r"(\d+(?:\.\d+)?)"
 UNIT_FIGURE = re.compile(NUMBER + r"\s?(GB/s|GFLOP/s|ms)\b")
 PERCENT_FIGURE = re.compile(NUMBER + r"% of (?:the copy kernel|cuBLAS)")
+RANGE_START = re.compile(r"(?:between|from)\s+" + NUMBER + r"%?\s+(?:and|to)\s+$")
 TAG = re.compile(r"\((H\d00),\s+(\d{4}-\d{2}-\d{2})\)")
 # A table header's words, and the CSV field the column quotes.
 COLUMNS = [(re.compile(r"median\s*ms|^ms$"), "median_ms"), (re.compile(r"GB/s|GFLOP/s"), "rate"),
@@ -194,9 +195,14 @@ class Page:
                 rows = rows_of(self.root, tag.group(1), tag.group(2))
                 if not rows:
                     self.error(number, f"no results/{tag.group(1).lower()}/*.csv row was measured on {tag.group(2)}")
-                elif not any(matches(m.group(1), r.get(field, "")) for r in rows):
-                    self.error(number, f"'{m.group(0)}' is no {field.replace('_', ' ')} of results/"
-                                       f"{tag.group(1).lower()} on {tag.group(2)}")
+                    continue
+                # "between 447.7 and 476.4 GB/s": the first number of a range is a figure of the same unit.
+                low = RANGE_START.search(text, 0, m.start())
+                for written in ([low.group(1)] if low else []) + [m.group(1)]:
+                    if not any(matches(written, r.get(field, "")) for r in rows):
+                        shown = f"{written}%" if unit_of(m) == "%" else f"{written} {unit_of(m)}"
+                        self.error(number, f"'{shown}' is no {field.replace('_', ' ')} of results/"
+                                           f"{tag.group(1).lower()} on {tag.group(2)}")
 
     def check(self):
         i, paragraph = 0, None
