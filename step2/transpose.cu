@@ -10,13 +10,13 @@
 #include "step/step_api.cuh"
 
 // ---- Kernel ------------------------------------------------------------------------------------------------
-// One thread per row of the output, which is a column of the input: thread c walks down column c of `in` and
-// writes it out as row c of `out`. Neighbouring threads read neighbouring addresses, so a warp's load is one
-// coalesced 128-byte request; but each thread stores into its own row of `out`, `rows` floats from the next
-// thread's, so a warp's store touches 32 different cache lines for 4 useful bytes in each. Worse, this exposes
-// only `cols` threads of parallelism: an 8192 x 8192 matrix fills 32 blocks, a small fraction of what a GPU with
-// over a hundred SMs can keep resident. (__restrict__ promises that `in` and `out` never overlap, which leaves
-// the compiler free to start later loads before earlier stores.)
+// Step 1's kernel, the starting point the TODO below changes. One thread per row of the output, which is a column
+// of the input: thread c walks down column c of `in` and writes it out as row c of `out`. Neighbouring threads read
+// neighbouring addresses, so a warp's load is one coalesced 128-byte request; but each thread stores into its own
+// row of `out`, `rows` floats from the next thread's, so a warp's store touches 32 different cache lines for 4
+// useful bytes in each. Worse, this exposes only `cols` threads of parallelism: an 8192 x 8192 matrix fills 32
+// blocks, a small fraction of what a GPU with over a hundred SMs can keep resident. (__restrict__ promises that
+// `in` and `out` never overlap, which leaves the compiler free to start later loads before earlier stores.)
 //
 // TODO(step 2) 1: Give every element its own thread: take the column from the x index
 //                 (blockIdx.x * blockDim.x + threadIdx.x) and the row from the y index

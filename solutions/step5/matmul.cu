@@ -1,20 +1,20 @@
 // Matmul track, step 5 (solution): a 2D tile of outputs per thread, 128-bit loads, and a pipeline.
 //
-// The idea: step 4 reused each A value 8 times from a register, but every B value was still read from shared
-// memory once per multiply-add. Give each thread a TM x TN = 8 x 16 tile of C instead: per step along k it reads
-// 8 values of A and 16 of B (six 16-byte reads) and does 128 multiply-adds with them, so each value read serves
-// 16 multiply-adds on one side and 8 on the other. Around that core, four more ingredients, each explained where
-// it appears below: (1) each warp owns a 128 x 32 sub-tile so its shared-memory reads are conflict-free, (2) B is
-// stored k-major in shared memory so a thread's columns are contiguous and come as float4s, (3) two
-// shared-memory buffers, so the global loads for the next k tile are in flight during the math on this one,
-// (4) everything sized at compile time, with __launch_bounds__ so two blocks fit on each SM. A fifth, (5), keeps
-// odd sizes fast: matrices whose columns do not start 16-byte aligned are first copied into ones whose do. A
-// sixth, (6), is only the order of the multiply-adds in the core: on the H100, 95% of cuBLAS FP32 against 80%. A
-// seventh, (7), is for the last wave of blocks (or the only one, in a small product): when it would leave most of
-// the GPU idle, its tiles are split along k, and the kernel that adds the parts up starts as they finish. An
-// eighth, (8), is not in this file but in how it is built: CMakeLists.txt asks ptxas, which turns the PTX into
-// machine code, for a register-usage level of 3 instead of 5. The instructions stay the same; their registers and
-// order change, and on the H100 the kernel ran about 2% faster (see (6) for why that can matter).
+// The idea: step 4 reused each A value 8 times from a register, but every B value was still read from shared memory
+// once per multiply-add. Give each thread a TM x TN = 8 x 16 tile of C instead: per step along k it reads 8 values of A
+// and 16 of B (six 16-byte reads) and does 128 multiply-adds with them, so each value read serves 16 multiply-adds on
+// one side and 8 on the other. Around that core, four more ingredients, each explained where it appears below: (a) each
+// warp owns a 128 x 32 sub-tile so its shared-memory reads are conflict-free, (b) B is stored k-major in shared memory
+// so a thread's columns are contiguous and come as float4s, (c) two shared-memory buffers, so the global loads for the
+// next k tile are in flight during the math on this one, (d) everything sized at compile time, and 128 threads a block,
+// so that two blocks fit in an SM's registers whatever the compiler allocates. A fifth, (e), keeps odd sizes fast:
+// matrices whose columns do not start 16-byte aligned are first copied into ones whose do. A sixth, (f), is only the
+// order of the multiply-adds in the core: on the H100, 95% of cuBLAS FP32 against 80%. A seventh, (g), is for the last
+// wave of blocks (or the only one, in a small product): when it would leave most of the GPU idle, its tiles are split
+// along k, and the kernel that adds the parts up starts as they finish. An eighth, (h), is not in this file but in how
+// it is built: CMakeLists.txt asks ptxas, which turns the PTX into machine code, for a register-usage level of 3
+// instead of 5. The instructions stay the same; their registers and order change, and on the H100 the kernel ran about
+// 2% faster (see (f) for why that can matter).
 //
 // Build and run: cd step5 && make solution   (the same program built from this file)
 //                make run / make check       (the same, built from your own step5/matmul.cu)
@@ -28,7 +28,7 @@
 // ---- The shape of the work ----------------------------------------------------------------------------------
 // Block tile 128 x 128 of C with k steps of 8; 4 warps, each with a 128 x 32 warp tile; 8 x 16 per thread. Per k
 // step a block loads (128 + 128) * 8 floats = 8 KB from global memory for 128 * 128 * 8 multiply-adds: 32 flop
-// per byte, above the FP32 units' appetite even if every byte came from DRAM. The README's table compares this
+// per byte, above the FP32 units' appetite even if every byte came from DRAM. step5/MORE.md's table compares this
 // shape with the alternatives measured on the H100 (8 x 8 per thread with 256 threads reached 82% of cuBLAS,
 // this one 90%). (The anonymous namespace keeps the name private to this file.)
 namespace {
@@ -37,26 +37,28 @@ struct Config {
     static constexpr int WM = 128, WN = 32;           // warp tile: the part of the block tile one warp owns
     static constexpr int TM = 8, TN = 16;             // thread tile: the outputs one thread keeps in registers
     static constexpr bool DOUBLE_BUFFER = true;       // false: one shared buffer and two barriers per k step
-    // (4) 128 sums + 24 operands + staged loads + addresses need over 200 registers (for sm_90 the compiler
-    // uses 255, no spills); with 128 threads per block two blocks still fit in an SM's 65536 registers, so one
-    // block's math covers the other's barrier waits.
+    // (d) 128 sums + 24 operands + staged loads + addresses need over 200 registers (for sm_90 the compiler
+    // uses 255, no spills). What lets two blocks share an SM, so that one block's math covers the other's barrier
+    // waits, is the block's size: 128 threads x 255 registers (allocated as 256) is 32768, half of the 65536. So
+    // MIN_BLOCKS = 2 in __launch_bounds__ caps nothing here (65536 / (2 x 128) = 256 is above the 255 a thread
+    // may have); it states the intent, and would bind with more threads per block.
     static constexpr int MIN_BLOCKS = 2;
     static constexpr int THREADS = (BM / WM) * (BN / WN) * 32;  // 128
 };
 }  // namespace
 
 // Where tile `tile` of C begins: the tiles are numbered down the columns of tiles, as in steps 3 and 4. The
-// adding kernel of (7) finds a tail tile's place with the same function, so the two cannot disagree.
+// adding kernel of (g) finds a tail tile's place with the same function, so the two cannot disagree.
 template <class Cfg>
 __device__ inline int2 tile_origin(unsigned tile, int tiles_down) {
     return make_int2((tile % tiles_down) * Cfg::BM, (tile / tiles_down) * Cfg::BN);
 }
 
 // VEC: A and B are read as float4s, which needs every column to start 16-byte aligned: M and K multiples of 4
-// and aligned base pointers, which (5) below provides. Without them (only when (5) finds no memory for its
+// and aligned base pointers, which (e) below provides. Without them (only when (e) finds no memory for its
 // copies), a thread still moves the same 4 neighbouring floats, one at a time: the copy into shared memory and
 // everything after it stay the same. C has c_rows rows: M, or fewer when A is a copy padded with zero rows.
-// SPLIT: (7) below; the block sums a part of the k range for one tail tile, into its own slot of `work`.
+// SPLIT: (g) below; the block sums a part of the k range for one tail tile, into its own slot of `work`.
 template <class Cfg, bool VEC, bool SPLIT>
 static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     matmul_2d_tiles(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
@@ -68,7 +70,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     constexpr int LANES_M = WM / TM;  // a warp's 32 lanes form a LANES_M x LANES_N grid over its warp tile
     constexpr int LANES_N = WN / TN;
     constexpr int STAGES = Cfg::DOUBLE_BUFFER ? 2 : 1;
-    // (2) B's rows in shared memory are padded by 4 floats. The copy into shared memory writes B transposed,
+    // (b) B's rows in shared memory are padded by 4 floats. The copy into shared memory writes B transposed,
     // and the padding shifts successive k rows by 4 banks so those scattered 4-byte stores do not pile up in
     // the same bank; 4 keeps every row 16-byte aligned for the float4 reads.
     constexpr int LDB = BN + 4;
@@ -89,10 +91,10 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int tiles_down = (M - 1) / BM + 1;  // one-dimensional grid, as in steps 3 and 4
     const int tiles_k = (K - 1) / BK + 1;     // the last k tile may be partial (zero-filled); it is never skipped
     // (unsigned, as blockIdx.x is: with an int here the compiler allocated the kernel's registers differently,
-    // 205 instead of 255, and the kernel measured in (6) is the 255 one)
+    // 205 instead of 255, and the kernel measured in (f) is the 255 one)
     unsigned tile = blockIdx.x;
     int t_begin = 0, t_end = tiles_k;
-    if constexpr (SPLIT) {  // (7) `splits` blocks per tile, each with its share of the k tiles
+    if constexpr (SPLIT) {  // (g) `splits` blocks per tile, each with its share of the k tiles
         const int per_part = (tiles_k - 1) / splits + 1, part = blockIdx.x % splits;
         tile = first_tile + blockIdx.x / splits;
         t_begin = min(tiles_k, part * per_part), t_end = min(tiles_k, t_begin + per_part);
@@ -100,22 +102,22 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int2 origin = tile_origin<Cfg>(tile, tiles_down);
     const int row0 = origin.x, col0 = origin.y;
 
-    // (1) Warp tiling. Warp w owns a WM x WN sub-tile: all 128 rows of the block tile and a quarter of its
+    // (a) Warp tiling. Warp w owns a WM x WN sub-tile: all 128 rows of the block tile and a quarter of its
     // columns. Inside it, lane l takes the 4-row groups starting at lane_row + g * 4 * LANES_M and the 4-column
     // groups starting at lane_col + g * 4 * LANES_N. For one float4 read of A the whole warp touches only
     // LANES_M = 16 different float4s (256 contiguous bytes, each broadcast to 2 lanes); for B, LANES_N = 2
     // (32 contiguous bytes, each broadcast to 16 lanes). Neither read has a bank conflict, and each thread's
     // outputs sit in groups of 4 consecutive rows, ready for float4 stores. The more usual 64 x 64 warp tile
     // (lanes 8 x 4) has the same properties and the same instructions; on the H100 this shape ran 1-2% faster
-    // at most sizes. As with (6), it is not the instructions that differ but how the GPU gets through them
-    // (the README's "Why this shape" has the measurements and the profile).
+    // at most sizes. As with (f), it is not the instructions that differ but how the GPU gets through them
+    // (step5/MORE.md's "Why this shape" has the measurements and the profile).
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int warp_row = (warp % (BM / WM)) * WM;
     const int warp_col = (warp / (BM / WM)) * WN;
     const int lane_row = (lane % LANES_M) * 4;
     const int lane_col = (lane / LANES_M) * 4;
 
-    // (3) The next k tile travels global -> registers (fetch) while this one is used, and registers -> shared
+    // (c) The next k tile travels global -> registers (fetch) while this one is used, and registers -> shared
     // (stash) after it. Loads past an edge of A or B give zeros, so partial tiles need no other care.
     float4 a_next[A_VECS];
     float4 b_next[B_VECS];
@@ -182,11 +184,11 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                 const float4 v = *reinterpret_cast<const float4*>(&Bs[s][kk][warp_col + g * 4 * LANES_N + lane_col]);
                 b[4 * g + 0] = v.x, b[4 * g + 1] = v.y, b[4 * g + 2] = v.z, b[4 * g + 3] = v.w;
             }
-            // (6) The order of the 128 FMAs: column by column, each b[n] used by 8 FMAs in a row. The sums and
+            // (f) The order of the 128 FMAs: column by column, each b[n] used by 8 FMAs in a row. The sums and
             // the result are the same in either order, but the compiler allocates and schedules the registers
             // differently: on the H100 this order ran at 95% of cuBLAS FP32, row by row (a[m] in 16 FMAs in a
-            // row) at 80% (with the earlier 64 x 64 warp tiles of (1): 93.5% against 91%).
-            // (8), the register-usage level this file is built with, is the same lesson one level down.
+            // row) at 80% (with the earlier 64 x 64 warp tiles of (a): 93.5% against 91%).
+            // (h), the register-usage level this file is built with, is the same lesson one level down.
 #pragma unroll
             for (int n = 0; n < TN; ++n)
 #pragma unroll
@@ -221,7 +223,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     // Each thread stores its tile: per column, TM / 4 float4s, each 4 consecutive rows. In a warp, the
     // LANES_M = 16 lanes sharing a column write 256 contiguous bytes. When C's columns do not start 16-byte
     // aligned (an odd M, or C itself), the same 4 values go as 4 one-float stores: once per block, so C is not
-    // worth a padded copy (5). A split block (7) writes its whole partial tile, BM rows deep, into `work`.
+    // worth a padded copy (e). A split block (g) writes its whole partial tile, BM rows deep, into `work`.
     const int ldc = SPLIT ? BM : c_rows, rows = SPLIT ? BM : c_rows, cols = SPLIT ? BN : N;
     const bool c_vec = SPLIT || (ldc % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0);
     float* const c = SPLIT ? work + size_t(blockIdx.x) * BM * BN : C;
@@ -246,7 +248,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     }
 }
 
-// (7) The tail. The blocks run in waves of (SMs x blocks per SM). When the last wave is short, most SMs wait
+// (g) The tail. The blocks run in waves of (SMs x blocks per SM). When the last wave is short, most SMs wait
 // for it, idle, for the time of a whole block: at 4099^3 the 33 x 33 = 1089 tiles are four waves of 264 on an
 // H100 and a fifth of 33. So when the last wave would fill at most half of the GPU, its tiles are split along k
 // ("split-K"): each becomes `splits` blocks that sum a share of the k tiles into a slot of their own, and a
@@ -337,7 +339,7 @@ static bool has_dependent_launch() {
 // it has finished (programmatic dependent launch): its blocks are placed on the SMs as the split blocks exit,
 // and each waits at cudaGridDependencySynchronize() until the split kernel's writes are visible. That hides the
 // gap between the two kernels, about a microsecond, which a small product feels: on the H100, 256^3 went from
-// 97-98% of cuBLAS FP32 to 110%, 192^3 from 82% to 93%, 512^3 from 96-97% to 105% (README, "The adding kernel
+// 97-98% of cuBLAS FP32 to 110%, 192^3 from 82% to 93%, 512^3 from 96-97% to 105% (step5/MORE.md, "The adding kernel
 // starts early").
 static LaunchInfo split_tail(const float* A, const float* B, float* C, int c_rows, int M, int N, int K, float* work,
                              int first_tile, int tiles_down, TailSplit tail) {
@@ -385,7 +387,7 @@ static LaunchInfo launch(const float* A, const float* B, float* C, int c_rows, i
     return info;  // the model describes the main kernel, or the split one when every tile is split
 }
 
-// (5) Odd sizes. With M = 4097, column k of A starts k * 4097 floats in: at a different place in a 16-byte
+// (e) Odd sizes. With M = 4097, column k of A starts k * 4097 floats in: at a different place in a 16-byte
 // word each time, so no float4 can be used on A, and the kernel's loads of A take four instructions instead of
 // one (on the H100, 67% of cuBLAS instead of 91%). Instead, when M or K is not a multiple of 4 (or a pointer is
 // not 16-byte aligned), the kernel reads aligned copies: A padded to Mp x Kp and B to Kp x N (M and K rounded up

@@ -4,7 +4,7 @@
 // from DRAM (bandwidth = bytes in flight / latency). Give each thread several elements: a block of 64 x 8
 // threads moves a 64 x 64 tile, 8 elements per thread. The unrolled loops give each thread several loads in
 // flight at once, the barrier and the index arithmetic are paid once per 8 elements, and every warp's access
-// is still one coalesced 128-byte line. Three more, smaller ingredients, none of them the lesson (the README
+// is still one coalesced 128-byte line. Three more, smaller ingredients, none of them the lesson (step5/MORE.md
 // measures each): the blocks are numbered down the columns of tiles (see TileOrder), so that the blocks running
 // at the same time write long stretches of the same output rows; the loads ask L2 to keep the input's lines
 // until the block has them, when the matrices are larger than L2 (l2_priority); and the tiles inside the matrix
@@ -37,7 +37,7 @@ struct TileOrder {
 
 // A priority for the input's lines in L2. Every input line is read once, yet the kernel runs faster when its loads
 // ask L2 to evict those lines last: at 8192 x 8192, 96.7-96.8% of the copy without the hint and 97.9-98.0% with
-// it on the H100, 97.1-97.2% and 98.4-98.5% on the H200, with the same bytes crossing DRAM (README, "The last
+// it on the H100, 97.1-97.2% and 98.4-98.5% on the H200, with the same bytes crossing DRAM (step5/MORE.md, "The last
 // ingredients"). Left at evict_last, though, the lines would outlive the kernel: they survive the harness's
 // flush of L2, and the next kernel to read the same matrix finds them there and runs faster than it should. So
 // once its tile is in shared memory, a warp hands its lines back to L2's normal order, one more request to L2 for
@@ -115,7 +115,7 @@ __device__ void move_tile(float (&tile)[TILE][TILE + 1], const float* __restrict
 
 // The tiles wholly inside the matrix, all of them when both sides are multiples of 64, skip the guards. The
 // guards change no byte that moves, yet on the H200 the same kernel with guards on every tile read 87.4-87.6% of
-// the copy at 8192 x 8192, and 98.4-98.7% without them on the inner tiles (README, "The last ingredients"). The
+// the copy at 8192 x 8192, and 98.4-98.7% without them on the inner tiles (step5/MORE.md, "The last ingredients"). The
 // test is the same for every thread of a block, so the whole block takes one branch and one __syncthreads().
 // The blocks from first_to_hand_back on give their input lines back to L2's normal order (l2_priority).
 template <bool ASK_L2>
@@ -145,7 +145,7 @@ static __global__ void transpose_multi_element(const float* __restrict__ in, flo
 // the top of the array. On pass k every thread loads the row of its own column that belongs in array row y + k, so
 // no lane of any load is idle; on some passes a warp's loads touch two input rows instead of one, which the cache
 // absorbs. (Sweeping the whole band of PIECE + 32 rows instead, each lane keeping only the rows of its own column,
-// leaves lanes idle; the README says what that cost, and why PIECE is 128.)
+// leaves lanes idle; step5/MORE.md says what that cost, and why PIECE is 128.)
 namespace odd_size {
 constexpr int PIECE = 128;  // floats per output row piece = input rows per column; 16 loads per thread
 static_assert(PIECE % TILE == 0 && PIECE % BLOCK_ROWS == 0, "the block writes whole tiles and loads in whole passes");
@@ -236,7 +236,7 @@ static int l2_bytes_on_this_gpu() {
 // The L2 priority pays only when the matrix and its transpose do not fit in L2 together. When they do, as at
 // 2048 x 2048 on an H100 (32 of its 50 MiB), a run that follows another finds everything in L2 already, and the
 // hand-back's extra requests to L2 are what it pays for: 92.4-93.0% of the copy with them, 103.6-103.7% with
-// plain loads (README, "The last ingredients").
+// plain loads (step5/MORE.md, "The last ingredients").
 LaunchInfo transpose_on_device(const float* in, float* out, int rows, int cols) {
     const dim3 block(TILE, BLOCK_ROWS);
     const bool rows_are_whole_lines = rows % 32 == 0 && reinterpret_cast<std::uintptr_t>(out) % 128 == 0 &&
