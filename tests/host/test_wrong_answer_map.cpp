@@ -1,0 +1,137 @@
+// The map of a wrong answer, drawn from synthetic outputs: its cells, block boundaries, legend and headline.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "report/wrong_answer_map.hpp"
+
+using workshop::ElementState;
+using workshop::OutputStates;
+
+namespace {
+
+OutputStates make_output(int64_t rows, int64_t cols, int64_t block,
+                         const std::function<ElementState(int64_t, int64_t)>& state) {
+    OutputStates out;
+    out.rows = rows;
+    out.cols = cols;
+    out.block_rows = out.block_cols = block;
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) out.states.push_back(state(r, c));
+    return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+}  // namespace
+
+TEST(WrongAnswerMap, ASmallOutputIsOneCharacterPerElementWithBlockBoundaries) {
+    // 8 x 8 in blocks of 4; the last column of every block wrong.
+    const auto out =
+        make_output(8, 8, 4, [](int64_t, int64_t c) { return c % 4 == 3 ? ElementState::Wrong : ElementState::Right; });
+    const auto lines = lines_of(workshop::terminal_map(out));
+    ASSERT_EQ(lines.size(), 1u + 8 + 1 + 1);  // heading, 8 rows, one boundary row, legend
+    EXPECT_NE(lines[0].find("one character per element"), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[1], "  ...x|...x");
+    EXPECT_EQ(lines[5], "  ----+----");
+    EXPECT_EQ(lines[6], "  ...x|...x");
+    EXPECT_NE(lines.back().find(". right (48)"), std::string::npos) << lines.back();
+    EXPECT_NE(lines.back().find("x wrong (16)"), std::string::npos) << lines.back();
+    EXPECT_EQ(lines.back().find("never written"), std::string::npos) << "only the states present are listed";
+}
+
+TEST(WrongAnswerMap, ALargeOutputFitsTheTerminalAndCellsShowTheWorstOfTheirElements) {
+    const auto out = make_output(1000, 1000, 32, [](int64_t r, int64_t c) {
+        return r == 999 && c == 0 ? ElementState::NaN : ElementState::Right;
+    });
+    const auto lines = lines_of(workshop::terminal_map(out));
+    size_t widest = 0, grid_rows = 0;
+    for (const auto& line : lines)
+        if (line.rfind("  ", 0) == 0 && line.find_first_not_of(" .|-+N") == std::string::npos) {
+            ++grid_rows;
+            widest = std::max(widest, line.size() - 2);
+        }
+    EXPECT_LE(widest, 64u + 64u) << "cells plus boundary marks";
+    EXPECT_LE(grid_rows, 24u + 24u);
+    const auto cell = workshop::cell_size_for(1000, 1000, {});
+    EXPECT_LE((1000 + cell.cols - 1) / cell.cols, 64);
+    EXPECT_LE((1000 + cell.rows - 1) / cell.rows, 24);
+    // The NaN in the bottom-left element shows in the bottom-left cell.
+    std::string last_grid_row;
+    for (const auto& line : lines)
+        if (line.find('N') != std::string::npos && line.find("legend") == std::string::npos) last_grid_row = line;
+    ASSERT_FALSE(last_grid_row.empty());
+    EXPECT_EQ(last_grid_row[2], 'N');
+}
+
+TEST(WrongAnswerMap, ColourOnlyWhenAsked) {
+    const auto out = make_output(2, 2, 0, [](int64_t, int64_t) { return ElementState::Wrong; });
+    EXPECT_EQ(workshop::terminal_map(out).find('\033'), std::string::npos);
+    EXPECT_NE(workshop::terminal_map(out, {64, 24, true}).find("\033[31mx"), std::string::npos);
+}
+
+TEST(WrongAnswerMap, AGridRoundedDownLeavesTheLastPartialBlocksUnwritten) {
+    // 40 x 40 in blocks of 16: rows and columns from 32 on are never written.
+    const auto out = make_output(40, 40, 16, [](int64_t r, int64_t c) {
+        return r >= 32 || c >= 32 ? ElementState::Unwritten : ElementState::Right;
+    });
+    EXPECT_NE(workshop::map_headline(out).find("last partial row and column of blocks were never written"),
+              std::string::npos)
+        << workshop::map_headline(out);
+    EXPECT_NE(workshop::terminal_map(out).find("_ never written"), std::string::npos);
+}
+
+TEST(WrongAnswerMap, ASkippedPartialTileIsOffByALittleNotPaintedWrong) {
+    const auto out = make_output(33, 33, 16, [](int64_t, int64_t) { return ElementState::Off; });
+    EXPECT_EQ(workshop::map_headline(out), "every element is off by a little: a term of each sum is missing");
+    const std::string text = workshop::terminal_map(out);
+    EXPECT_EQ(text.find("x wrong"), std::string::npos) << text;
+    EXPECT_NE(text.find("  ~~~~~~~~~~~"), std::string::npos) << text;
+    EXPECT_EQ(workshop::classify_element(10.5f, 10.0f, 1e-3, false, 100.0), ElementState::Off);
+    EXPECT_EQ(workshop::classify_element(60.0f, 10.0f, 1e-3, false, 100.0), ElementState::Wrong);
+    EXPECT_EQ(workshop::classify_element(10.0f, 10.0f, 1e-3, false, 100.0), ElementState::Right);
+    EXPECT_EQ(workshop::classify_element(0.0f, 10.0f, 1e-3, true, 100.0), ElementState::Unwritten);
+}
+
+TEST(WrongAnswerMap, ATileReadTheWayItIsWrittenIsRightOnlyOnTheBlockDiagonals) {
+    const auto out = make_output(
+        64, 64, 32, [](int64_t r, int64_t c) { return r % 32 == c % 32 ? ElementState::Right : ElementState::Wrong; });
+    EXPECT_NE(workshop::map_headline(out).find("right only on the diagonal of every block"), std::string::npos);
+}
+
+TEST(WrongAnswerMap, WritesPastTheEndAreMarkedUnderTheGrid) {
+    auto out = make_output(
+        16, 16, 8, [](int64_t r, int64_t c) { return r > 0 && c == 0 ? ElementState::Wrong : ElementState::Right; });
+    out.written_after_end = 1;
+    const auto text = workshop::terminal_map(out);
+    EXPECT_NE(text.find(">> 1 words past the end of the output were written"), std::string::npos) << text;
+    EXPECT_NE(workshop::map_headline(out).find("wrote past the end of the output"), std::string::npos);
+}
+
+TEST(WrongAnswerMap, ScatteredWrongElementsAreCalledARace) {
+    const auto out = make_output(64, 64, 16, [](int64_t r, int64_t c) {
+        return (r * 7 + c * 13) % 61 == 0 ? ElementState::Wrong : ElementState::Right;
+    });
+    EXPECT_NE(workshop::map_headline(out).find("scattered"), std::string::npos) << workshop::map_headline(out);
+}
+
+TEST(WrongAnswerMap, TheSvgHasOneSquarePerElementAndTheBoundaries) {
+    const auto out =
+        make_output(8, 8, 4, [](int64_t, int64_t c) { return c == 7 ? ElementState::Unwritten : ElementState::Right; });
+    const std::string svg = workshop::svg_map(out);
+    size_t squares = 0;
+    for (size_t at = svg.find("<rect x="); at != std::string::npos; at = svg.find("<rect x=", at + 1)) ++squares;
+    EXPECT_EQ(squares, 64u);
+    size_t lines = 0;
+    for (size_t at = svg.find("<line"); at != std::string::npos; at = svg.find("<line", at + 1)) ++lines;
+    EXPECT_EQ(lines, 2u);  // one boundary across, one down
+    EXPECT_NE(svg.find("#cfd8dc"), std::string::npos);
+}
