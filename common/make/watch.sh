@@ -49,8 +49,9 @@ took="" run=0 outcome="" result="" panel="" gpu=unknown gpu_said=no no_gpu_said=
 declare -A hints_shown limits solutions_built
 file() { echo "step$step/$track.cu"; }
 seconds_since() { local t=$(((${EPOCHREALTIME/[.,]/} - ${1/[.,]/}) / 100000)); echo "$((t / 10)).$((t % 10))"; }
-# Output of a long command: kept for the next redraw, and on screen as it comes (interactive only).
-live() { while IFS= read -r line; do echo "$line"; [ $interactive = no ] || echo "$line" >/dev/tty; done; }
+live() {  # output of a long command: kept for the next redraw, and on screen as it comes (interactive only)
+    while IFS= read -r line; do printf '%s\n' "$line"; [ $interactive = no ] || printf '%s\n' "$line" >/dev/tty; done
+}
 
 # Builds the current step's program alone (compile errors as file:line), then runs its check as make check does.
 # The check's program records its verdict; its exit status says how it ended. The solutions it is timed

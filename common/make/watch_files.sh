@@ -13,7 +13,9 @@ before=$(look)
 while sleep 0.5; do
     now=$(look)
     if [ "$now" != "$before" ]; then
-        while read -r mark name _; do [ "$mark" = ">" ] && echo "$top/$name"; done < <(diff <(echo "$before") <(echo "$now"))
+        diff <(echo "$before") <(echo "$now") | while read -r mark name _; do
+            [ "$mark" = ">" ] && echo "$top/$name"
+        done
     fi
     before=$now
 done
