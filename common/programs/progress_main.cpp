@@ -47,6 +47,7 @@ const char* const kUsage =
     "                            of a program's --json output on stdin)\n"
     "  watch-advice STEP TRACK OUTCOME   make watch's next line after a check that ended in OUTCOME\n"
     "  status BUILD_DIR [--recorded] [--class-rows FILE]   make status's table\n"
+    "  standing                  every step's state and summary, the next step and the done count, as JSON\n"
     "exit codes: 0 done, 1 a file could not be read or written, 2 bad usage, 3 (status) no CUDA device\n";
 
 struct UsageError : std::runtime_error {
@@ -270,6 +271,24 @@ std::vector<std::string> tracks_in(const std::vector<std::string>& args) {
     return tracks.empty() ? all_tracks() : tracks;
 }
 
+// For tools that read the student's standing (the class table): JSON, one object.
+int standing(const Call& c) {
+    c.want(0);
+    const Progress progress(c.top);
+    nlohmann::json steps = nlohmann::json::array();
+    for (int step = 1; step <= kSteps; ++step)
+        for (const auto& track : all_tracks())
+            steps.push_back({{"step", step},
+                             {"track", track},
+                             {"state", state_word(progress.state(step, track))},
+                             {"summary", progress.summary(step, track)}});
+    const auto next = progress.next(all_tracks());
+    nlohmann::json out{{"done", progress.done_count()}, {"steps", steps}, {"next", nullptr}};
+    if (next) out["next"] = {{"step", next->first}, {"track", next->second}};
+    fmt::print("{}\n", out.dump(2));
+    return kExitOk;
+}
+
 int print_line(const std::string& line) {
     if (!line.empty()) fmt::print("{}\n", line);
     return kExitOk;
@@ -301,6 +320,7 @@ const std::map<std::string, std::function<int(const Call&)>>& commands() {
         {"speed-line", speed_line},
         {"watch-advice", watch_advice},
         {"status", status},
+        {"standing", standing},
     };
     return table;
 }

@@ -57,6 +57,11 @@ expect "make check's output passes through untouched" "$out" "$forged"
 expect "a printed verdict line records nothing" "$(progress_state 5 matmul)" none
 expect "nor marks a step done" "$(progress_done_count)" 2
 
+# What the class table reads: the same states, as JSON.
+standing=$("$tree/build/bin/workshop_progress" --top "$tree" standing)
+expect "standing: done count" "$(grep -c '"state": "done"' <<<"$standing")" 2
+expect "standing: the next step" "$(tr -d ' \n' <<<"$standing" | grep -o '"next":{[^}]*}')" '"next":{"step":1,"track":"matmul"}'
+
 # A new shell (a new session) reads the same state.
 expect "another session" "$(bash -c "source '$tree/common/make/progress.sh'; progress_summary 3 transpose")" \
     "PASS 975 GB/s, 98%"
