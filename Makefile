@@ -56,9 +56,9 @@ BENCH_ARGS ?= --reps 20
 bench: build
 	$(LAUNCH) $(BUILD_DIR)/bin/workshop_results --sweep --out $(BUILD_DIR)/results $(BENCH_ARGS)
 
+# status.sh builds what it runs, one make status at a time in a build folder.
 status: $(BUILD_DIR)/CMakeCache.txt
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(foreach s,1 2 3 4 5,$(foreach t,transpose matmul,solution$(s)_$(t))) >/dev/null
-	@common/make/status.sh $(BUILD_DIR)
+	@JOBS=$(JOBS) common/make/status.sh $(BUILD_DIR)
 
 # The session starts at the first step not done yet; TRACK=matmul keeps to one track. WATCH=once: one screen.
 watch: $(BUILD_DIR)/CMakeCache.txt
@@ -66,7 +66,7 @@ watch: $(BUILD_DIR)/CMakeCache.txt
 
 # How long make watch takes from saving step3/transpose.cu to its verdict on screen (needs a GPU and tmux).
 bench-watch: $(BUILD_DIR)/CMakeCache.txt
-	@common/make/watch_latency.sh $(BUILD_DIR)
+	@tests/watch/latency.sh $(BUILD_DIR)
 
 class:
 	@common/room/class.sh

@@ -2,6 +2,7 @@
 # make profile for one program: Nsight Compute on the step's kernel alone (the first launch: the checked run),
 # printing the counters the lessons talk about under the names the slides use, each beside its ideal.
 #   profile.sh PROGRAM TRACK [program options]
+# shellcheck source-path=SCRIPTDIR
 set -u
 program=$1 track=$2
 shift 2
@@ -10,11 +11,9 @@ if ! command -v ncu >/dev/null 2>&1; then
     echo "error: ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (add /usr/local/cuda/bin to PATH)" >&2
     exit 2
 fi
+# Large enough to fill the GPU, small enough that replaying the kernel for every counter stays quick.
 args=("$@")
-if [ ${#args[@]} -eq 0 ]; then
-    # Large enough to fill the GPU, small enough that replaying the kernel for every counter stays quick.
-    if [ "$track" = transpose ]; then args=(--size 8192); else args=(--size 2048); fi
-fi
+[ ${#args[@]} -gt 0 ] || if [ "$track" = transpose ]; then args=(--size 8192); else args=(--size 2048); fi
 
 # name | metric | ideal
 metrics=(
@@ -34,14 +33,10 @@ metrics=(
 # conflict-free kernel. The ideal number of wavefronts is ncu's total less its conflict count; the wavefronts the
 # kernel's own instructions took (smsp__sass_*) less that ideal are the conflicts the code causes: 0 when it has
 # none, 31 per instruction for a warp that reads one column of a 32 x 32 float tile.
-conflict_metrics() {
-    for op in ld st; do
-        printf '%s\n' "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum" \
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum" \
-            "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_$op.sum"
-    done
-}
-list=$({ printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | grep -v '^='; conflict_metrics; } | paste -sd, -)
+conflicts=(l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ l1tex__data_pipe_lsu_wavefronts_mem_shared_op_
+           smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_)
+list=$({ printf '%s\n' "${metrics[@]}" | cut -d'|' -f2 | grep -v '^='
+         for op in ld st; do printf "%s$op.sum\n" "${conflicts[@]}"; done; } | paste -sd, -)
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -67,24 +62,22 @@ if ! grep -q '"Metric Name"' "$log"; then
     exit 1
 fi
 
-kernel=$(grep -m1 '"Metric Name"' -A1 "$log" | tail -n 1 | awk -F'","' '{print $5}')
-echo "== $(basename "$program") ${args[*]}: kernel ${kernel}"
+# ncu's CSV: field 5 the kernel, 13 the metric, 14 its unit, 15 its value (with thousands separators).
+echo "== $(basename "$program") ${args[*]}: kernel $(grep -m1 '"Metric Name"' -A1 "$log" | tail -n 1 | awk -F'","' '{print $5}')"
 printf '  %-32s %14s   %s\n' "counter (slides' name)" "value" "ideal"
-read_metric() { awk -F'","' -v m="$1" '$13 == m { gsub(/"/, "", $15); gsub(/,/, "", $15); print $15; exit }' "$log"; }
+read_metric() {  # the value, and with --unit its unit (ncu picks the duration's per value: nsecond, usecond, ...)
+    awk -F'","' -v m="$1" -v unit="${2:-}" \
+        '$13 == m { gsub(/"/, "", $15); if (!unit) gsub(/,/, "", $15); print $15 (unit ? " " $14 : ""); exit }' "$log"
+}
 for m in "${metrics[@]}"; do
     IFS='|' read -r name metric ideal <<<"$m"
     if [[ $metric == "=conflicts "* ]]; then
-        op=${metric#=conflicts }
-        raw=$(read_metric "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum")
-        all=$(read_metric "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum")
-        own=$(read_metric "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_$op.sum")
-        value=$(awk -v r="$raw" -v a="$all" -v o="$own" 'BEGIN { if (r == "" || a == "" || o == "") exit
-            x = o - (a - r); printf "%d", (x > 0 ? x : 0) }')
+        op=${metric#=conflicts } value=""
+        raw=$(read_metric "${conflicts[0]}$op.sum") all=$(read_metric "${conflicts[1]}$op.sum")
+        own=$(read_metric "${conflicts[2]}$op.sum")
+        [ -n "$raw" ] && [ -n "$all" ] && [ -n "$own" ] && value=$((own - (all - raw) > 0 ? own - (all - raw) : 0))
     else
-        # ncu picks the duration's unit per value (nsecond, usecond, ...): keep it beside that number.
-        value=$(awk -F'","' -v m="$metric" \
-            '$13 == m { gsub(/"/, "", $15); u = (m == "gpu__time_duration.sum") ? " " $14 : ""; print $15 u; exit }' \
-            "$log")
+        value=$(read_metric "$metric" "$([ "$metric" = gpu__time_duration.sum ] && echo --unit)")
     fi
     printf '  %-32s %14s   %s\n' "$name" "${value:-n/a}" "$ideal"
 done

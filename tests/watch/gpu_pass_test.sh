@@ -7,9 +7,12 @@
 #                                      those screens as text)
 set -u
 tree=$1 screens=${2:-${WATCH_SCREENS:-/dev/null}}
-source "$tree/common/make/watch_drive.sh"
+source "$(dirname "$0")/drive.sh"
+# shellcheck source=../../common/make/lib.sh
 source "$tree/common/make/lib.sh"
+# shellcheck source=../../common/make/progress.sh
 source "$tree/common/make/progress.sh"
+export PROGRESS_BUILD="$tree/build"
 if no_device_line "$tree/build/bin/step3_transpose"; then exit 3; fi  # skipped: no GPU
 
 step_file="$tree/step3/transpose.cu"
@@ -54,7 +57,7 @@ drive_wait 1 "yours: " "of the solution (" || fail "the speed beside the solutio
 keep_screen "a passing save: the fix"
 echo "the passing save gave PASS and offered step 4"
 
-[ "$(progress_state 3 transpose)" = "done" ] || fail "the PASS was not remembered as done: $(progress_row 3 transpose)"
+[ "$(progress_state 3 transpose)" = "done" ] || fail "the PASS was not remembered as done: $(progress_summary 3 transpose)"
 drive_wait 10 "done: 1 of 10" || fail "the screen does not count the step as done"
 drive_keys q
 drive_wait 10 "watch exited: 0" || fail "q"
@@ -68,6 +71,6 @@ code=$?
 [ $code -eq 4 ] || fail "too little memory: exit $code, expected 4: $out"
 grep -q "^VERDICT step 3 transpose: NOT CHECKED (16 of 16 shapes" <<<"$out" || fail "no NOT CHECKED verdict: $out"
 grep -q "part of the check could not run here" <<<"$out" || fail "no advice for too little memory: $out"
-[ "$(progress_state 3 transpose)" = "done" ] || fail "NOT CHECKED replaced the PASS: $(progress_row 3 transpose)"
+[ "$(progress_state 3 transpose)" = "done" ] || fail "NOT CHECKED replaced the PASS: $(progress_summary 3 transpose)"
 echo "too little memory gave NOT CHECKED and kept the PASS"
 echo PASS

@@ -5,7 +5,7 @@
 #   keys_test.sh TREE      (a copy of the checkout made by prepare_tree.sh)
 set -u
 tree=$1
-source "$tree/common/make/watch_drive.sh"
+source "$(dirname "$0")/drive.sh"
 step_file="$tree/step3/transpose.cu"
 hints="$tree/step3/hints/transpose.md"
 original=$(mktemp)
@@ -37,9 +37,9 @@ done
 
 echo "-- bad arguments: one line, exit 2"
 out=$("$tree/common/make/watch.sh" "$tree/build" 9 2>&1) && fail "step 9 was accepted"
-[ $? -eq 2 ] && grep -q "step '9' is not 1 to 5" <<<"$out" || fail "step 9: $out"
+if [ $? -ne 2 ] || ! grep -q "step '9' is not 1 to 5" <<<"$out"; then fail "step 9: $out"; fi
 out=$("$tree/common/make/watch.sh" "$tree/build" 3 sideways 2>&1)
-[ $? -eq 2 ] && grep -q "track 'sideways'" <<<"$out" || fail "track sideways: $out"
+if [ $? -ne 2 ] || ! grep -q "track 'sideways'" <<<"$out"; then fail "track sideways: $out"; fi
 
 echo "-- in a terminal"
 drive_start "$tree/step3" "make watch TRACK=transpose" || exit 1
@@ -64,7 +64,7 @@ drive_keys r
 drive_wait 30 "reset: step3/transpose.cu is back at its starting point" || fail "the reset"
 cmp -s "$step_file" "$original" || fail "after r, step3/transpose.cu is not its starting point"
 backups=("$step_file".bak-*)
-[ ${#backups[@]} -eq 1 ] && [ -f "${backups[0]}" ] || fail "no single backup beside the step file: ${backups[*]}"
+if [ ${#backups[@]} -ne 1 ] || [ ! -f "${backups[0]}" ]; then fail "no single backup beside the step file: ${backups[*]}"; fi
 grep -q this_line_does_not_compile "${backups[0]}" || fail "the backup does not hold the student's version"
 # Waited for, not read once: the save of the reset starts a check, and a capture can fall inside its redraw.
 drive_wait 10 "${backups[0]#"$tree/"}" || fail "the screen does not name the backup"

@@ -3,5 +3,5 @@
 # (or brings it up to date) with a build of its own.
 #   prepare_tree.sh SOURCE TREE [CUDA_ARCH]
 set -u
-source "$(dirname "$0")/../../common/make/watch_drive.sh"
+source "$(dirname "$0")/drive.sh"
 watch_tree "$@"

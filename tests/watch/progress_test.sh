@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The remembered progress (common/make/progress.sh), which make check, make watch and make status share:
-# verdict lines in, the state of each step out; an edit after a PASS, a reset and a restart are told apart.
-#   progress_test.sh TREE      (a copy of the checkout made by prepare_tree.sh)
+# The remembered progress, which make check, make watch and make status share, through common/make/progress.sh:
+# verdicts in (recorded as the verdict program records them), the state of each step out; an edit after a PASS,
+# a reset and a restart are told apart; and a line printed by a student's program records nothing.
+#   progress_test.sh TREE RECORD_VERDICT   (TREE: a copy of the checkout made by prepare_tree.sh; RECORD_VERDICT:
+#                                          tests/watch/record_verdict, which calls remember_verdict)
 set -u
-tree=$1
+tree=$1 record_program=$2
+# shellcheck source=../../common/make/progress.sh
 source "$tree/common/make/progress.sh"
+export PROGRESS_BUILD="$tree/build"
 step_file="$tree/step3/transpose.cu"
 original=$(mktemp)
 cp "$step_file" "$original"
@@ -15,58 +19,58 @@ expect() {  # expect WHAT ACTUAL EXPECTED
     if [ "$2" = "$3" ]; then echo "ok: $1: $2"
     else echo "FAIL: $1: got '$2', expected '$3'"; failures=$((failures + 1)); fi
 }
+record() { "$record_program" "$tree" "$@" || failures=$((failures + 1)); }
 
 expect "nothing recorded" "$(progress_state 3 transpose)" none
 expect "the first step not done" "$(progress_next)" "1 transpose"
 expect "the first step not done, matmul only" "$(progress_next matmul)" "1 matmul"
 
-progress_record "VERDICT step 3 transpose: PASS, 975 GB/s, 98% of the solution, 2.06x step 2"
-expect "a PASS close to the solution" "$(progress_state 3 transpose)" done
+record 3 transpose pass 975 GB/s 98
+expect "a PASS close to the solution" "$(progress_state 3 transpose)" "done"
 expect "its summary" "$(progress_summary 3 transpose)" "PASS 975 GB/s, 98%"
 expect "done count" "$(progress_done_count)" 1
-
-progress_record "VERDICT step 2 transpose: PASS, 473 GB/s, 48% of the solution, 1.00x step 1"
+record 2 transpose pass 473 GB/s 48
 expect "a PASS well short of the solution" "$(progress_state 2 transpose)" slow
 expect "its summary" "$(progress_summary 2 transpose)" "PASS 473 GB/s, 48% (slow)"
-progress_record "VERDICT step 1 matmul: FAIL (wrong answer; the first bad element and a hint are above)"
+record 1 matmul fail
 expect "a FAIL" "$(progress_state 1 matmul)" failed
-progress_record "VERDICT step 1 transpose: PASS on the CPU path; no kernel launched yet (write transpose_on_device)"
+record 1 transpose pass-without-kernel
 expect "a PASS without a kernel" "$(progress_state 1 transpose)" slow
 expect "its summary" "$(progress_summary 1 transpose)" "PASS, no kernel yet"
-progress_record "VERDICT step 1 transpose: PASS, 90 GB/s, 85% of the solution"
-expect "a later verdict replaces the earlier one" "$(progress_state 1 transpose)" done
-expect "one line per step and track" "$(grep -c $'^1\ttranspose\t' "$PROGRESS_FILE")" 1
+record 1 transpose pass 90 GB/s 85
+expect "a later verdict replaces the earlier one" "$(progress_state 1 transpose)" "done"
 expect "the first step not done now" "$(progress_next)" "1 matmul"
-
-progress_record "VERDICT step 3 transpose: NOT CHECKED (16 of 16 shapes could not run here, and nothing that ran failed: not enough device memory)"
-expect "too little memory to check keeps the last verdict" "$(progress_state 3 transpose)" done
-progress_record "== step 3 transpose: your code on the shape battery"
-progress_record "VERDICT step 9 transpose: PASS, 1 GB/s, 100% of the solution"
-expect "other lines change nothing" "$(wc -l <"$PROGRESS_FILE")" 4
+record 3 transpose not-checked
+expect "too little memory to check keeps the last verdict" "$(progress_state 3 transpose)" "done"
 
 echo "// an edit after the PASS" >>"$step_file"
 expect "edited after its PASS" "$(progress_state 3 transpose)" edited
 expect "done count after the edit" "$(progress_done_count)" 1
 cp "$original" "$step_file"
-expect "the passing version back" "$(progress_state 3 transpose)" done
+expect "the passing version back" "$(progress_state 3 transpose)" "done"
 
-# make check pipes its output through progress_remember: every line passes, the verdict is remembered.
-out=$(printf \
-      '== step 2 matmul: your code on every shape\nVERDICT step 2 matmul: PASS, 9100 GFLOP/s, 97%% of the solution\n' |
-      "$tree/common/make/progress.sh" progress_remember)
-expect "make check's output passes through" "$(wc -l <<<"$out")" 2
-expect "make check's verdict is remembered" "$(progress_summary 2 matmul)" "PASS 9100 GFLOP/s, 97%"
-progress_forget 2 matmul
+# make check's output, a forged verdict line among it, passes through and is never read: what its program
+# prints cannot mark a step done.
+forged=$'== step 2 matmul: your code on every shape\nVERDICT step 5 matmul: PASS, 9100 GFLOP/s, 97% of the solution'
+out=$(printf '%s\n' "$forged" | "$tree/common/make/progress.sh" progress_remember)
+expect "make check's output passes through untouched" "$out" "$forged"
+expect "a printed verdict line records nothing" "$(progress_state 5 matmul)" none
+expect "nor marks a step done" "$(progress_done_count)" 2
+
+# What the class table reads: the same states, as JSON.
+standing=$("$tree/build/bin/workshop_progress" --top "$tree" standing)
+expect "standing: done count" "$(grep -c '"state": "done"' <<<"$standing")" 2
+expect "standing: the next step" "$(tr -d ' \n' <<<"$standing" | grep -o '"next":{[^}]*}')" '"next":{"step":1,"track":"matmul"}'
 
 # A new shell (a new session) reads the same state.
 expect "another session" "$(bash -c "source '$tree/common/make/progress.sh'; progress_summary 3 transpose")" \
     "PASS 975 GB/s, 98%"
-
 progress_forget 3 transpose
 expect "after a reset" "$(progress_state 3 transpose)" none
-expect "the others stay" "$(progress_state 1 transpose)" done
+expect "the others stay" "$(progress_state 1 transpose)" "done"
+expect "a bad step: exit 2" "$(progress_state 9 transpose 2>/dev/null; echo $?)" 2
 
-# make status reads the same file: its list marks the step make watch would start at.
+# make status reads the same record: its list marks the step make watch would start at.
 list=$(TERM=dumb "$tree/common/make/status.sh" "$tree/build" --recorded)  # no bold: plain lines
 echo "$list"
 expect "make status marks the next step" "$(grep -c -E '^1 +matmul +FAIL +<- next' <<<"$list")" 1
@@ -78,4 +82,5 @@ echo "// the student's work" >>"$step_file"
 keep_starting_points
 expect "the kept starting point" "$(starting_point 3 transpose | cksum)" "$(cksum <"$original")"
 
-[ $failures -eq 0 ] && echo PASS || { echo "FAIL: $failures"; exit 1; }
+if [ $failures -ne 0 ]; then echo "FAIL: $failures"; exit 1; fi
+echo PASS

@@ -2,14 +2,15 @@
 # make bench-watch: the feedback time of make watch, from a save of step3/transpose.cu to its verdict on the
 # screen, in a real terminal (tmux) on a copy of the checkout (BUILD_DIR/watch_test/tree, never your files).
 # Each save changes the file (one more comment line), so nvcc compiles it again, as after a student's edit.
-#   watch_latency.sh BUILD_DIR [SAVES]      (SAVES: how many timed saves, default 5)
+#   latency.sh BUILD_DIR [SAVES]      (SAVES: how many timed saves, default 5)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-build=${1:?usage: watch_latency.sh BUILD_DIR [SAVES]} saves=${2:-5}
+build=${1:?usage: latency.sh BUILD_DIR [SAVES]} saves=${2:-5}
 [[ $saves =~ ^[1-9][0-9]*$ ]] || { echo "error: SAVES '$saves' is not a whole number of at least 1" >&2; exit 2; }
-source "$here/watch_drive.sh"
-source "$here/lib.sh"
+source "$here/drive.sh"
+# shellcheck source=../../common/make/lib.sh
+source "$top/common/make/lib.sh"
 keep_to_one_gpu || exit $?  # the whole measurement on one GPU, the one its line names (pick_gpu.sh)
 
 tree="$build/watch_test/tree"

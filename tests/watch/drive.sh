@@ -1,10 +1,12 @@
 # Drives make watch in a terminal of its own (a private tmux server), on a copy of the checkout, for the tests
-# of make watch and for make bench-watch (source it; it defines functions only).
+# of make watch and for make bench-watch (latency.sh) (source it; it defines functions only).
+# shellcheck shell=bash
 
 # watch_tree SOURCE TREE [CUDA_ARCH]: makes TREE a copy of the checkout SOURCE (its files without the git
 # history, as a tarball would have them) with a build of its own in TREE/build, and a clean slate: SOURCE's
 # step files, no progress, no kept starting points, no backups. Run again, it copies and rebuilds only what
-# changed. Builds step 3's transpose (make watch builds the solutions when it has a GPU to check on).
+# changed. Builds step 3's transpose and workshop_progress (make watch builds the solutions when it has a GPU to
+# check on).
 watch_tree() {
     local src=$1 tree=$2 arch=${3:-} f
     mkdir -p "$tree" && rm -rf "$tree/.workshop" "$tree"/step[1-5]/*.cu.bak-* || return 1
@@ -23,7 +25,7 @@ watch_tree() {
             { echo "error: configuring the copy in $tree failed; see $log" >&2; return 1; }
     fi
     cmake --build "$tree/build" -j "$(nproc 2>/dev/null || echo 2)" \
-        --target step3_transpose >>"$log" 2>&1 ||
+        --target step3_transpose workshop_progress >>"$log" 2>&1 ||
         { echo "error: building the copy in $tree failed; see $log" >&2; return 1; }
 }
 
@@ -69,10 +71,10 @@ _drive_wait() {
         for text; do
             if grep -qF -- "$text" <<<"$screen"; then found=yes; else missing=${missing:-$text}; fi
         done
-        { [ $want = all ] && [ -z "$missing" ]; } || { [ $want = any ] && [ $found = yes ]; } && return 0
+        { [ "$want" = all ] && [ -z "$missing" ]; } || { [ "$want" = any ] && [ $found = yes ]; } && return 0
         if [ $SECONDS -ge $deadline ]; then
             printf 'timed out waiting for "%s" on the screen; it shows:\n%s\n' \
-                "$([ $want = all ] && echo "$missing" || echo "one of: $*")" "$screen"
+                "$([ "$want" = all ] && echo "$missing" || echo "one of: $*")" "$screen"
             return 1
         fi
         sleep 0.05
