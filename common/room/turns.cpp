@@ -90,7 +90,10 @@ struct Marker {
         if (::flock(fd, LOCK_EX | LOCK_NB) != 0) leave();
     }
     void leave() {
-        if (fd >= 0) ::close(fd), ::unlink((turns_folder() / name).c_str());
+        if (fd >= 0) {
+            ::unlink((turns_folder() / name).c_str());  // before letting go: no one sees it unlocked and waits on it
+            ::close(fd);
+        }
         fd = -1;
         name.clear();
     }
