@@ -46,10 +46,10 @@ int run_in_turn(const room::Turn& turn, char** command) {
 }
 
 // Holds the turn for as long as the reading end of standard output is open somewhere (poll reports POLLERR on a
-// pipe's writing end once no reader is left).
+// pipe's writing end once no reader is left); with no turn to hold, ends at once.
 int hold(const room::Turn& turn) {
     fmt::print("WORKSHOP_TIMING_LOCK={}\n", turn.timing_lock);
-    if (std::fflush(stdout) != 0) return kExitOk;
+    if (std::fflush(stdout) != 0 || turn.fd < 0) return kExitOk;
     pollfd out{STDOUT_FILENO, 0, 0};
     while (!(out.revents & (POLLERR | POLLHUP | POLLNVAL))) {
         if (::poll(&out, 1, -1) < 0 && errno != EINTR) break;
