@@ -108,6 +108,22 @@ else
 fi
 clean_turns
 
+# Alice pauses her check (Ctrl-Z) in the only turn: bob waits WORKSHOP_TURN_WAIT_LIMIT seconds, then goes ahead.
+ENV_EXTRA=(WORKSHOP_CHECKS_PER_GPU=1)
+as "$alice" "$check"'; touch "$1/alice_in"; sleep 60' "$dir/shared" >/dev/null 2>&1 &
+for ((i = 0; i < 200; i++)); do [ -e "$dir/shared/alice_in" ] && break; sleep 0.05; done
+pkill -STOP -u "$alice"
+ENV_EXTRA+=(WORKSHOP_TURN_WAIT_LIMIT=2)
+said=$(as "$bob" "$check" 2>&1)
+code=$?
+pkill -KILL -u "$alice"
+wait
+ENV_EXTRA=()
+[ $code -eq 0 ] && [[ $said == *"going ahead without one"*ran ]] &&
+    ok "alice's check paused in its turn: bob's went ahead after the wait limit, saying so" ||
+    bad "alice's check paused in its turn: bob's exit $code (124: it waited for ever), said: $said"
+clean_turns
+
 echo "== the class folder"
 rows=$'5,transpose,yes,PASS,2800,2826,\n5,matmul,yes,PASS,47000,47000,\n'
 save='source "$TOP/common/room/class.sh"; class_save "$1" yes'
