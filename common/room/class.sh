@@ -6,16 +6,17 @@
 #   class.sh [FOLDER]                (make class: the table)
 
 source "$(dirname "${BASH_SOURCE[0]}")/launch.sh"
+class_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # class_save: writes this student's record to the class folder, when there is one; says so, or why it could not.
 class_save() {
     local dir
     dir=$(workshop_setting WORKSHOP_CLASS_DIR)
-    [ -z "$dir" ] || room_program workshop_class save "$dir" "$workshop_top/.workshop/progress.tsv" || true
+    [ -z "$dir" ] || room_program workshop_class save "$dir" "$class_top/.workshop/progress.tsv" || true
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-    program="${WORKSHOP_ROOM_BIN:-$workshop_top/build/bin}/workshop_class"
+    program="${WORKSHOP_ROOM_BIN:-$class_top/build/bin}/workshop_class"
     [ -x "$program" ] || { echo "error: $program is not built: run make build first" >&2; exit 2; }
     exec "$program" show "${1:-$(workshop_setting WORKSHOP_CLASS_DIR)}"
 fi
