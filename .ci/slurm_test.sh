@@ -204,13 +204,13 @@ fi
 
 echo "== make status into a class folder, then make class"
 export WORKSHOP_CLASS_DIR=$tmp/class
+me=$(id -un)  # a student's row is named after the login that owns their file, whatever WORKSHOP_STUDENT says
 expect "make status writes the class file" 0 "written to the class folder" env WORKSHOP_STUDENT=ci-student make status
-expect "make class" 0 "^ci-student +step 1 \(transpose\) +- +- +no GPU: builds only" make class
-# The rows a make status on a GPU writes (no GPU here): step reached and step-5 speed as % of the solution.
-gpu_rows=$'5,transpose,yes,PASS,2800,2826,\n5,matmul,yes,PASS,21000,47000,next\n'
-expect "make class with a GPU's figures" 0 "^gpu-student +step 5 \(matmul\) +99% +45% +a GPU" bash -c \
-    'source common/room/class.sh && WORKSHOP_STUDENT=gpu-student class_save "$1" yes >/dev/null && make class' \
-    _ "$gpu_rows"
+expect "make class" 0 "^$me +(step [1-5] \((transpose|matmul)\)|done) " make class
+# A record from a progress file with step 5's figures (no GPU here): its shares of the solution's speed.
+printf '5\ttranspose\tPASS\t2800\tGB/s\t99\t-\t-\n5\tmatmul\tPASS\t21000\tGFLOP/s\t45\t-\t-\n' >"$tmp/progress.tsv"
+class_with_figures() { build/bin/workshop_class save "$WORKSHOP_CLASS_DIR" "$tmp/progress.tsv" >/dev/null && make class; }
+expect "make class with a GPU's figures" 0 "^$me +step 1 \(transpose\) +99% +45% " class_with_figures
 unset WORKSHOP_CLASS_DIR
 
 echo "== make test's GPU part as one job"

@@ -58,7 +58,7 @@ launch() {
     kept=$(mktemp)
     # The launched command runs with the launcher off, so scripts it runs do not submit jobs of their own, and
     # on the GPUs the scheduler gave the job (WORKSHOP_GPU=any).
-    { WORKSHOP_LAUNCHER= WORKSHOP_GPU=any "${launcher[@]}" "$@" </dev/null 2>&1 1>&3 3>&- |
+    { WORKSHOP_LAUNCHER='' WORKSHOP_GPU=any "${launcher[@]}" "$@" </dev/null 2>&1 1>&3 3>&- |
         split_launcher_messages "$kept"; } 3>&1
     status=${PIPESTATUS[0]}
     said=""

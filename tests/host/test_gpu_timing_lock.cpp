@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "measure/gpu_timing_lock.hpp"
@@ -72,6 +73,44 @@ TEST(GpuTimingLock, NothingToWaitForWithoutAFile) {
     auto timing = std::async(std::launch::async, [] { return GpuTimingLock("/nonexistent/dir/GPU-x.timing").held(); });
     ASSERT_EQ(timing.wait_for(10s), std::future_status::ready);
     EXPECT_FALSE(timing.get());
+}
+
+// Another user may plant a FIFO or a link at the lock's name in the shared folder: the timing neither waits on the
+// FIFO nor opens what the link points to; it runs without the lock.
+class PlantedAtTheLock : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const char* tmp = std::getenv("TMPDIR");
+        folder_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpu_timing_lock_planted.XXXXXX";
+        ASSERT_NE(mkdtemp(folder_.data()), nullptr);
+        lock_ = folder_ + "/GPU-x.timing";
+    }
+    void TearDown() override {
+        unlink(lock_.c_str());
+        unlink((folder_ + "/target").c_str());
+        rmdir(folder_.c_str());
+    }
+    std::string folder_, lock_;
+};
+
+TEST_F(PlantedAtTheLock, AFifoIsNotWaitedOn) {
+    ASSERT_EQ(mkfifo(lock_.c_str(), 0666), 0);
+    auto timing = std::async(std::launch::async, [this] { return GpuTimingLock(lock_.c_str()).held(); });
+    const bool ended = timing.wait_for(5s) == std::future_status::ready;
+    if (!ended) close(open(lock_.c_str(), O_WRONLY | O_NONBLOCK));  // lets a waiting open go, so the test can end
+    ASSERT_TRUE(ended) << "the timing waited on a FIFO planted at the lock";
+    EXPECT_FALSE(timing.get());
+}
+
+TEST_F(PlantedAtTheLock, ALinkIsNotFollowed) {
+    const std::string target = folder_ + "/target";  // a file of the user's, which the link points to
+    close(open(target.c_str(), O_WRONLY | O_CREAT, 0600));
+    ASSERT_EQ(symlink(target.c_str(), lock_.c_str()), 0);
+    EXPECT_FALSE(GpuTimingLock(lock_.c_str()).held()) << "the timing locked the file a planted link points to";
+    ASSERT_EQ(unlink(target.c_str()), 0);
+    EXPECT_FALSE(GpuTimingLock(lock_.c_str()).held());
+    struct stat st {};
+    EXPECT_NE(stat(target.c_str(), &st), 0) << "the link's target was made";
 }
 
 }  // namespace
