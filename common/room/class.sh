@@ -12,7 +12,7 @@ class_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 class_save() {
     local dir
     dir=$(workshop_setting WORKSHOP_CLASS_DIR)
-    [ -z "$dir" ] || room_program workshop_class save "$dir" "$class_top/.workshop/progress.tsv" || true
+    [ -z "$dir" ] || room_program workshop_class save "$dir" "$class_top" || true
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -1,5 +1,5 @@
 // workshop_class: the class table (room/class_table.hpp).
-//   workshop_class save FOLDER PROGRESS   this user's record, from their progress record, into the class folder
+//   workshop_class save FOLDER CHECKOUT   this user's record, from the checkout's progress, into the class folder
 //   workshop_class show FOLDER            the table (make class)
 // Exit 2: bad usage, or no such folder; 1: nothing to show, or the record could not be written (one line why).
 #include <fmt/format.h>
@@ -25,6 +25,6 @@ int main(int argc, char** argv) {
             return kExitWrongAnswer;
         }
     }
-    fmt::print(stderr, "usage: workshop_class save FOLDER PROGRESS_FILE | show FOLDER\n");
+    fmt::print(stderr, "usage: workshop_class save FOLDER CHECKOUT | show FOLDER\n");
     return kExitBadUsage;
 }

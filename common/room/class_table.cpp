@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -16,6 +17,7 @@
 
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
+#include "programs/progress.hpp"
 
 namespace workshop::room {
 
@@ -24,7 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr int kDonePercent = 80;  // a step is done at this share of the solution's speed (progress.sh's too)
 constexpr off_t kLargestRecord = 1 << 16;
 
 std::string login_of(uid_t uid) {
@@ -78,8 +79,7 @@ std::string reached(const json& verdicts) {
     for (int step = 1; step <= 5; ++step)
         for (const char* track : {"transpose", "matmul"}) {
             const bool done = std::any_of(verdicts.begin(), verdicts.end(), [&](const json& v) {
-                return v.value("step", 0) == step && v.value("track", "") == track && v.value("passed", false) &&
-                       v.value("percent", 0) >= kDonePercent;
+                return v.value("step", 0) == step && v.value("track", "") == track && v.value("done", false);
             });
             if (!done) return fmt::format("step {} ({})", step, track);
         }
@@ -96,23 +96,22 @@ std::string row(const Record& record) {
 
 }  // namespace
 
-// The one place that knows the form of today's progress record.
-std::vector<StepVerdict> read_progress(const fs::path& file) {
-    std::vector<StepVerdict> verdicts;
-    std::ifstream in(file);
-    for (std::string line; std::getline(in, line);) {
-        std::istringstream fields(line);
-        StepVerdict v;
-        std::string verdict, rate, unit, percent;
-        if (!(fields >> v.step >> v.track >> verdict >> rate >> unit >> percent)) continue;
-        v.passed = verdict == "PASS";
-        v.percent = std::atoi(percent.c_str());
-        verdicts.push_back(v);
-    }
-    return verdicts;
+std::vector<StepStanding> read_progress(const fs::path& checkout_top) {
+    const Progress progress(checkout_top);
+    std::vector<StepStanding> standings;
+    for (int step = 1; step <= kSteps; ++step)
+        for (const std::string& track : all_tracks()) {
+            const auto remembered = progress.remembered(step, track);
+            if (!remembered) continue;
+            const StepVerdict& v = remembered->verdict;
+            standings.push_back({step, track, v.outcome == Outcome::Pass || v.outcome == Outcome::PassWithoutKernel,
+                                 progress.state(step, track) == StepState::Done,
+                                 static_cast<int>(std::lround(v.percent_of_solution))});
+        }
+    return standings;
 }
 
-fs::path save_class_record(const fs::path& folder, const std::vector<StepVerdict>& verdicts) {
+fs::path save_class_record(const fs::path& folder, const std::vector<StepStanding>& verdicts) {
     const std::string login = login_of(::geteuid());
     if (login.empty()) throw FileError(fmt::format("this user (uid {}) has no login name", ::geteuid()));
     make_shared_folder(folder);
@@ -122,9 +121,9 @@ fs::path save_class_record(const fs::path& folder, const std::vector<StepVerdict
         throw FileError(fmt::format("{} belongs to {}, not to {}: ask the instructor to remove it", file.string(),
                                     printable(login_of(st.st_uid)), login));
     json record = {{"verdicts", json::array()}};
-    for (const StepVerdict& v : verdicts)
+    for (const StepStanding& v : verdicts)
         record["verdicts"].push_back(
-            {{"step", v.step}, {"track", v.track}, {"passed", v.passed}, {"percent", v.percent}});
+            {{"step", v.step}, {"track", v.track}, {"passed", v.passed}, {"done", v.done}, {"percent", v.percent}});
     write_file_atomically(file, record.dump(2) + "\n");
     return file;
 }

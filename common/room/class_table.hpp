@@ -12,20 +12,21 @@
 namespace workshop::room {
 
 // The latest verdict of one step and track, from the student's progress record.
-struct StepVerdict {
+struct StepStanding {
     int step = 0;
     std::string track;
     bool passed = false;
-    int percent = 0;  // of the solution's speed; 0 where no kernel ran
+    bool done = false;  // as make status counts it (programs/progress.hpp)
+    int percent = 0;    // of the solution's speed; 0 where no kernel ran
 };
 
-// The student's progress record (.workshop/progress.tsv: step, track, PASS or FAIL, rate, unit, percent, ...).
-// Nothing where there is none yet.
-std::vector<StepVerdict> read_progress(const std::filesystem::path& file);
+// Where the student in the checkout at `checkout_top` stands (programs/progress.hpp); nothing where no step has a
+// verdict yet.
+std::vector<StepStanding> read_progress(const std::filesystem::path& checkout_top);
 
 // Writes this user's record to `folder` (made as a shared sticky folder where it is missing) and returns its path.
 // Throws FileError (base/files.hpp) where it cannot, saying why.
-std::filesystem::path save_class_record(const std::filesystem::path& folder, const std::vector<StepVerdict>& verdicts);
+std::filesystem::path save_class_record(const std::filesystem::path& folder, const std::vector<StepStanding>& verdicts);
 
 // Prints the table of every record in `folder` to `out`; problems to `err`. Returns the exit code: 0, 1 where no
 // student has written yet, 2 where the folder does not exist.
