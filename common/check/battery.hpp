@@ -8,8 +8,8 @@
 // itself (run_again_alone). On a GPU that takes one process at a time, every child runs alone. The process that
 // runs the battery makes no CUDA context of its own. Prints a line per shape and per tool, then one last line
 // that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run here (too
-// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; make check turns it
-// into the verdict.
+// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; it returns the same
+// (BatteryOutcome), which make check's verdict (programs/verdict_run.hpp) builds on.
 #pragma once
 
 #include <optional>
