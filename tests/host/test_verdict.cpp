@@ -120,6 +120,14 @@ TEST(VerdictLine, ReadsTheStepsRowFromTheJson) {
     EXPECT_FALSE(step_rate_in(""));
 }
 
+TEST(VerdictLine, ReadsTheRowsAfterWhatTheKernelPrinted) {
+    const auto timed =
+        step_rate_in("thread 0: [x]\n[debug]\n[\n  {\"kind\": \"step\", \"rate\": 512, \"unit\": \"GB/s\"}\n]\n");
+    ASSERT_TRUE(timed);
+    EXPECT_EQ(timed->rate, 512);
+    EXPECT_FALSE(step_rate_in("[\n  {\"kind\": \"step\", \"rate\": 512}\n"));  // cut short
+}
+
 TEST(VerdictLine, TimingRunsGetAFifthOfASecondUnlessTold) {
     EXPECT_EQ(
         timing_run_options({"--min-time", "1"}),
