@@ -76,9 +76,7 @@ std::string last_lines(const std::string& text, size_t n) {
     return out;
 }
 
-// The harness's line refusing to run for want of memory (not a std::bad_alloc, which may be the student's), or
-// for a GPU held by another process; empty when there is none.
-std::string refusal_in(const std::string& err) {
+std::string refusal_line(const std::string& err) {
     for (const auto& line : lines_of(err))
         if ((line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) ||
             line.rfind("GPU busy: ", 0) == 0)
@@ -274,6 +272,8 @@ std::string reason_of(const std::string& headline) {
 
 }  // namespace
 
+std::string refusal_in(const std::string& err) { return refusal_line(err); }
+
 std::string not_run_reason(const ChildResult& r) {
     if (r.timed_out && !r.ready)
         return fmt::format("not ready to start after {:.0f} s: the GPU or the machine is busy with other programs",
@@ -282,7 +282,7 @@ std::string not_run_reason(const ChildResult& r) {
     // Before its ready line a child has run none of the student's code, so its refusal stands whatever the exit
     // code: under compute-sanitizer, a program refused its CUDA context ends with the tool's code (memcheck reports
     // the failed call that makes the context, racecheck the exit code).
-    if (!r.ready || r.exit_code == kExitOutOfMemory) return refusal_in(r.err);
+    if (!r.ready || r.exit_code == kExitOutOfMemory) return refusal_line(r.err);
     return {};
 }
 
@@ -394,19 +394,38 @@ std::string byte_count_hint(bool battery_passed) {
 // that only some threads of a warp enter; racecheck, if it sees anything, blames the accesses around it.
 const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck", "synccheck"};
 
-int run_battery(const BatteryRequest& request) {
-    const std::string sanitizer = find_sanitizer();
-    const int parallel = parallel_children(request);
-    const std::vector<std::string>& tools = kSanitizerTools;
-    std::vector<ChildJob> jobs;
-    // The slow sanitizer runs start first, so they overlap with the shapes.
-    if (!sanitizer.empty())
-        for (const auto& tool : tools) jobs.push_back(sanitizer_job(sanitizer, tool, request));
-    const size_t in_turn = jobs.size();
-    jobs.push_back(in_turn_job(request));
-    const bool has_round_trip = request.round_trip_shape.has_value();
-    if (has_round_trip) jobs.push_back(round_trip_job(request));
+namespace {
 
+// What run_battery has found so far, phase by phase.
+struct BatteryRun {
+    const BatteryRequest& request;
+    std::string sanitizer;  // empty where compute-sanitizer was not found
+    int parallel;
+    std::vector<ShapeOutcome> shapes;
+    std::vector<bool> shape_done;
+    std::vector<ToolOutcome> tools;
+    ShapeOutcome round_trip;
+    size_t next_to_print = 0;
+
+    explicit BatteryRun(const BatteryRequest& r)
+        : request(r),
+          sanitizer(find_sanitizer()),
+          parallel(parallel_children(r)),
+          shapes(r.shapes.size()),
+          shape_done(r.shapes.size(), false) {}
+
+    bool has_round_trip() const { return request.round_trip_shape.has_value(); }
+    // The shapes print in the battery's order, each once every shape before it has.
+    void print_finished_in_order() {
+        for (; next_to_print < shapes.size() && shape_done[next_to_print]; ++next_to_print)
+            print_block(request.shapes[next_to_print].label, shapes[next_to_print].headline,
+                        shapes[next_to_print].details);
+    }
+};
+
+void print_battery_header(const BatteryRun& run) {
+    const BatteryRequest& request = run.request;
+    const bool has_round_trip = run.has_round_trip();
     fmt::print(
         "{}: {} shapes{}; outputs poisoned with NaN and guarded by canaries{}, and the device and pinned "
         "memory the calls allocate and the shared memory every launch finds start as NaN too; two more "
@@ -424,183 +443,228 @@ int run_battery(const BatteryRequest& request) {
             "this GPU takes one process at a time (compute mode exclusive-process), so they run one after "
             "another\n");
     std::fflush(stdout);
+}
 
-    std::vector<ShapeOutcome> shapes(request.shapes.size());
-    std::vector<bool> shape_done(request.shapes.size(), false);
-    std::vector<ToolOutcome> tool_outcomes(in_turn);
-    size_t next_to_print = 0;
-    const auto print_finished_in_order = [&] {
-        for (; next_to_print < shapes.size() && shape_done[next_to_print]; ++next_to_print) {
-            const ShapeOutcome& o = shapes[next_to_print];
-            print_block(request.shapes[next_to_print].label, o.headline, o.details);
-        }
-    };
-    ShapeOutcome round_trip;
-    run_children(jobs, parallel, [&](size_t job, const ChildResult& r) {
+// The tools, every shape in one process, and step 1's round trip.
+void run_first_pass(BatteryRun& run) {
+    std::vector<ChildJob> jobs;
+    // The slow sanitizer runs start first, so they overlap with the shapes.
+    if (!run.sanitizer.empty())
+        for (const auto& tool : kSanitizerTools) jobs.push_back(sanitizer_job(run.sanitizer, tool, run.request));
+    const size_t in_turn = jobs.size();
+    run.tools.resize(in_turn);
+    jobs.push_back(in_turn_job(run.request));
+    if (run.has_round_trip()) jobs.push_back(round_trip_job(run.request));
+    run_children(jobs, run.parallel, [&](size_t job, const ChildResult& r) {
         if (job < in_turn) {
-            tool_outcomes[job] = read_tool(tools[job], r);
+            run.tools[job] = read_tool(kSanitizerTools[job], r);
             return;
         }
         if (job > in_turn) {
-            round_trip = read_shape(r);
+            run.round_trip = read_shape(r);
             return;
         }
-        const auto finished = finished_shapes(r.out, shapes.size());
-        for (size_t i = 0; i < shapes.size(); ++i) {
+        const auto finished = finished_shapes(r.out, run.shapes.size());
+        for (size_t i = 0; i < run.shapes.size(); ++i) {
             if (!finished[i]) continue;
-            shapes[i] = read_shape(*finished[i]);
-            shape_done[i] = true;
+            run.shapes[i] = read_shape(*finished[i]);
+            run.shape_done[i] = true;
         }
-        print_finished_in_order();
+        run.print_finished_in_order();
     });
+}
 
-    // The shape that crashed or hung the child, and those after it: a process each.
+// Shapes that timed out beside others: once more each, by itself (run_again_alone).
+void run_no_answers_again(BatteryRun& run, std::vector<size_t> no_answer) {
+    std::sort(no_answer.begin(), no_answer.end());
+    fmt::print(
+        "{} shape{} gave no answer in {:.0f} s beside other shapes: running {} again, one at a time, "
+        "by {}\n",
+        no_answer.size(), no_answer.size() > 1 ? "s" : "", shape_timeout_s(), no_answer.size() > 1 ? "them" : "it",
+        no_answer.size() > 1 ? "themselves" : "itself");
+    std::fflush(stdout);
+    std::vector<ChildJob> again;
+    for (size_t i : no_answer) again.push_back(shape_job(run.request, run.request.shapes[i]));
+    const auto second = run_again_alone(again);
+    for (size_t k = 0; k < no_answer.size(); ++k) {
+        // After a shape that timed out by itself too, the rest keep their first answer.
+        if (second[k]) run.shapes[no_answer[k]] = read_shape(*second[k], true);
+        run.shape_done[no_answer[k]] = true;
+    }
+    run.print_finished_in_order();
+}
+
+// The shape that crashed or hung the first pass's process, and those after it: a process each.
+void run_the_rest_a_process_each(BatteryRun& run) {
     std::vector<size_t> rest;
     std::vector<ChildJob> rest_jobs;
-    for (size_t i = 0; i < shapes.size(); ++i) {
-        if (shape_done[i]) continue;
+    for (size_t i = 0; i < run.shapes.size(); ++i) {
+        if (run.shape_done[i]) continue;
         rest.push_back(i);
-        rest_jobs.push_back(shape_job(request, request.shapes[i]));
+        rest_jobs.push_back(shape_job(run.request, run.request.shapes[i]));
     }
-    const bool side_by_side = rest_jobs.size() > 1 && parallel > 1;
+    const bool side_by_side = rest_jobs.size() > 1 && run.parallel > 1;
     std::vector<size_t> no_answer;  // shapes that timed out beside others: their verdict waits for a second run
-    run_children(rest_jobs, parallel, [&](size_t job, const ChildResult& r) {
-        shapes[rest[job]] = read_shape(r);
-        if (side_by_side && shapes[rest[job]].timed_out) {
+    run_children(rest_jobs, run.parallel, [&](size_t job, const ChildResult& r) {
+        run.shapes[rest[job]] = read_shape(r);
+        if (side_by_side && run.shapes[rest[job]].timed_out) {
             no_answer.push_back(rest[job]);
             return;
         }
-        shape_done[rest[job]] = true;
-        print_finished_in_order();
+        run.shape_done[rest[job]] = true;
+        run.print_finished_in_order();
     });
-    if (!no_answer.empty()) {
-        std::sort(no_answer.begin(), no_answer.end());
-        fmt::print(
-            "{} shape{} gave no answer in {:.0f} s beside other shapes: running {} again, one at a time, "
-            "by {}\n",
-            no_answer.size(), no_answer.size() > 1 ? "s" : "", shape_timeout_s(), no_answer.size() > 1 ? "them" : "it",
-            no_answer.size() > 1 ? "themselves" : "itself");
-        std::fflush(stdout);
-        std::vector<ChildJob> again;
-        for (size_t i : no_answer) again.push_back(shape_job(request, request.shapes[i]));
-        const auto second = run_again_alone(again);
-        for (size_t k = 0; k < no_answer.size(); ++k) {
-            // After a shape that timed out by itself too, the rest keep their first answer.
-            if (second[k]) shapes[no_answer[k]] = read_shape(*second[k], true);
-            shape_done[no_answer[k]] = true;
-        }
-        print_finished_in_order();
-    }
+    if (!no_answer.empty()) run_no_answers_again(run, no_answer);
+}
 
-    run_unexplained_tools_again(tool_outcomes, tools, sanitizer, request);
+bool ran(const ShapeOutcome& o) { return o.not_run_why.empty(); }
+bool failed(const ShapeOutcome& o) { return !o.pass && ran(o); }
 
-    // Printed last, as the header said: it usually finishes last too.
-    const bool round_trip_skipped = has_round_trip && round_trip.headline.rfind("SKIP", 0) == 0;
-    if (has_round_trip) print_block(request.round_trip_shape->label, round_trip.headline, round_trip.details);
+// The hint that reads a pattern into the failing shapes, where there is one to read.
+std::vector<std::string> pattern_hints(const BatteryRun& run, size_t failing, size_t not_run) {
+    std::vector<bool> passed;
+    for (const ShapeOutcome& o : run.shapes) passed.push_back(o.pass);
+    const auto unsteady = std::count_if(run.shapes.begin(), run.shapes.end(), [&](const ShapeOutcome& o) {
+        return failed(o) && unsteady_answer(o.headline);
+    });
+    const bool stream_made = std::any_of(run.shapes.begin(), run.shapes.end(), [&](const ShapeOutcome& o) {
+        return failed(o) && std::any_of(o.details.begin(), o.details.end(), [](const std::string& line) {
+                   return line.find(kNonBlockingStreamMade) != std::string::npos;
+               });
+    });
+    if (stream_made) return {non_blocking_stream_hint()};  // every shape fails for it: no pattern to read
+    if (unsteady) return {unsteady_answers_hint(unsteady, failing)};
+    std::vector<std::string> hints;
+    if (not_run) return hints;  // with some not run, there is no pattern to read
+    for (auto hint : {mixed_up_sizes_hint(run.request.shapes, passed), grid_height_hint(run.request.shapes, passed)})
+        if (!hint.empty()) hints.push_back(std::move(hint));
+    return hints;
+}
 
-    // A shape not run here (too little memory, a GPU too busy to start it) is neither passed nor failed: it counts
-    // for no hint, and alone it makes the verdict NOT CHECKED, not FAIL. The same goes for the round trip and the
-    // tools.
-    const auto ran = [](const ShapeOutcome& o) { return o.not_run_why.empty(); };
-    const auto failed = [&](const ShapeOutcome& o) { return !o.pass && ran(o); };
-    const auto failing = std::count_if(shapes.begin(), shapes.end(), failed);
-    const auto not_run = std::count_if(shapes.begin(), shapes.end(), std::not_fn(ran));
-    const bool any_timeout =
-        std::any_of(shapes.begin(), shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
+// What the shapes and the round trip got wrong. A shape not run here (too little memory, a GPU too busy to start
+// it) is neither passed nor failed: it counts for no hint, and alone it makes the verdict NOT CHECKED, not FAIL.
+std::vector<std::string> shape_reasons(const BatteryRun& run) {
+    const auto& shapes = run.shapes;
+    const size_t failing = std::count_if(shapes.begin(), shapes.end(), failed);
+    const size_t not_run = std::count_if(shapes.begin(), shapes.end(), std::not_fn(ran));
     std::vector<std::string> reasons;
     if (failing) {
         const auto first = std::find_if(shapes.begin(), shapes.end(), failed);
         reasons.push_back(fmt::format("{} of {} shapes fail, first {}: {}", failing, shapes.size(),
-                                      request.shapes[first - shapes.begin()].label, reason_of(first->headline)));
-        // The hints read a pattern in which shapes pass; with some not run, there is no pattern to read.
-        std::vector<bool> passed;
-        for (const ShapeOutcome& o : shapes) passed.push_back(o.pass);
-        const auto unsteady = std::count_if(shapes.begin(), shapes.end(), [&](const ShapeOutcome& o) {
-            return failed(o) && unsteady_answer(o.headline);
-        });
-        const bool stream_made = std::any_of(shapes.begin(), shapes.end(), [&](const ShapeOutcome& o) {
-            return failed(o) && std::any_of(o.details.begin(), o.details.end(), [](const std::string& line) {
-                       return line.find(kNonBlockingStreamMade) != std::string::npos;
-                   });
-        });
-        if (stream_made)  // every shape fails for it: no pattern to read
-            reasons.push_back(non_blocking_stream_hint());
-        else if (unsteady)
-            reasons.push_back(unsteady_answers_hint(unsteady, failing));
-        else if (!not_run)
-            for (auto hint : {mixed_up_sizes_hint(request.shapes, passed), grid_height_hint(request.shapes, passed)})
-                if (!hint.empty()) reasons.push_back(std::move(hint));
+                                      run.request.shapes[first - shapes.begin()].label, reason_of(first->headline)));
+        for (auto& hint : pattern_hints(run, failing, not_run)) reasons.push_back(std::move(hint));
     }
-    const bool round_trip_not_run = has_round_trip && !round_trip.not_run_why.empty();
-    if (has_round_trip && !round_trip.pass && !round_trip_not_run) {
-        reasons.push_back(
-            fmt::format("the round trip at {}: {}", request.round_trip_shape->label, reason_of(round_trip.headline)));
+    const bool round_trip_not_run = run.has_round_trip() && !ran(run.round_trip);
+    if (run.has_round_trip() && !run.round_trip.pass && !round_trip_not_run) {
+        reasons.push_back(fmt::format("the round trip at {}: {}", run.request.round_trip_shape->label,
+                                      reason_of(run.round_trip.headline)));
         if (auto hint = byte_count_hint(failing == 0 && not_run == 0); !hint.empty())
             reasons.push_back(std::move(hint));
     }
+    return reasons;
+}
 
-    std::string checks_note;
-    std::vector<std::string> not_run_tools;
-    if (sanitizer.empty()) {
+// Prints each tool's line; adds what they found to `reasons`; returns the tools that could not run here, and
+// sets `checks_note` to what the PASS line says of them.
+std::vector<std::string> report_tools(const BatteryRun& run, std::vector<std::string>& reasons,
+                                      std::string& checks_note) {
+    if (run.sanitizer.empty()) {
         checks_note =
             "memory, race and barrier checks not run (compute-sanitizer not found; it comes with the CUDA Toolkit)";
         fmt::print("{}\n", checks_note);
-    } else {
-        fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", joined_with_and(request.sanitizer_shapes));
-        bool all_clean = true;
-        for (size_t t = 0; t < tools.size(); ++t) {
-            const ToolOutcome& o = tool_outcomes[t];
-            all_clean &= o.clean;
-            if (!o.not_run_why.empty()) {  // what it found, if anything, is about the refusal
-                not_run_tools.push_back(tools[t]);
-                print_block(tools[t], o.line, {});
-                continue;
-            }
-            std::vector<std::string> more;
-            for (size_t f = 1; f < o.findings.size() && f < 4; ++f) more.push_back(o.findings[f].sentence());
-            print_block(tools[t], o.line, more);
-            // A failed CUDA call is already a failing shape above; a bad access or a race is news.
-            const auto news = std::find_if(o.findings.begin(), o.findings.end(),
-                                           [&](const SanitizerFinding& f) { return !f.is_api_error() || !failing; });
-            if (news != o.findings.end())
-                reasons.push_back(news->sentence());
-            else if (o.findings.empty() && !o.clean && !any_timeout)
-                reasons.push_back(tools[t] + " " + o.line);
+        return {};
+    }
+    const bool failing = std::any_of(run.shapes.begin(), run.shapes.end(), failed);
+    const bool any_timeout =
+        std::any_of(run.shapes.begin(), run.shapes.end(), [](const ShapeOutcome& o) { return o.timed_out; });
+    fmt::print("memory checks at {} (compute-sanitizer, guards off):\n", joined_with_and(run.request.sanitizer_shapes));
+    std::vector<std::string> not_run_tools;
+    bool all_clean = true;
+    for (size_t t = 0; t < kSanitizerTools.size(); ++t) {
+        const ToolOutcome& o = run.tools[t];
+        all_clean &= o.clean;
+        if (!o.not_run_why.empty()) {  // what it found, if anything, is about the refusal
+            not_run_tools.push_back(kSanitizerTools[t]);
+            print_block(kSanitizerTools[t], o.line, {});
+            continue;
         }
-        checks_note = all_clean ? "memcheck, racecheck and synccheck clean" : "";
+        std::vector<std::string> more;
+        for (size_t f = 1; f < o.findings.size() && f < 4; ++f) more.push_back(o.findings[f].sentence());
+        print_block(kSanitizerTools[t], o.line, more);
+        // A failed CUDA call is already a failing shape above; a bad access or a race is news.
+        const auto news = std::find_if(o.findings.begin(), o.findings.end(),
+                                       [&](const SanitizerFinding& f) { return !f.is_api_error() || !failing; });
+        if (news != o.findings.end())
+            reasons.push_back(news->sentence());
+        else if (o.findings.empty() && !o.clean && !any_timeout)
+            reasons.push_back(kSanitizerTools[t] + " " + o.line);
     }
+    checks_note = all_clean ? "memcheck, racecheck and synccheck clean" : "";
+    return not_run_tools;
+}
 
-    if (reasons.empty() && (not_run || round_trip_not_run || !not_run_tools.empty())) {
-        std::vector<std::string> what;
-        if (not_run) what.push_back(fmt::format("{} of {} shapes", not_run, shapes.size()));
-        if (round_trip_not_run) what.push_back("the round trip at " + request.round_trip_shape->label);
-        what.insert(what.end(), not_run_tools.begin(), not_run_tools.end());
-        const auto shape = std::find_if_not(shapes.begin(), shapes.end(), ran);
-        const auto tool = std::find_if(tool_outcomes.begin(), tool_outcomes.end(),
-                                       [](const ToolOutcome& o) { return !o.not_run_why.empty(); });
-        const std::string& why = shape != shapes.end() ? shape->not_run_why
-                                 : round_trip_not_run  ? round_trip.not_run_why
-                                                       : tool->not_run_why;
-        fmt::print("NOT CHECKED: {} could not run here, and nothing that ran failed: {}; {}\n", joined_with_and(what),
-                   why, what_to_do_when_not_run(why));
-        return kExitOutOfMemory;
+// NOT CHECKED: what could not run here, and the first reason why; empty where everything ran.
+std::string not_checked_reason(const BatteryRun& run, const std::vector<std::string>& not_run_tools) {
+    const auto& shapes = run.shapes;
+    const auto not_run = std::count_if(shapes.begin(), shapes.end(), std::not_fn(ran));
+    const bool round_trip_not_run = run.has_round_trip() && !ran(run.round_trip);
+    if (!not_run && !round_trip_not_run && not_run_tools.empty()) return {};
+    std::vector<std::string> what;
+    if (not_run) what.push_back(fmt::format("{} of {} shapes", not_run, shapes.size()));
+    if (round_trip_not_run) what.push_back("the round trip at " + run.request.round_trip_shape->label);
+    what.insert(what.end(), not_run_tools.begin(), not_run_tools.end());
+    const auto shape = std::find_if_not(shapes.begin(), shapes.end(), ran);
+    const auto tool =
+        std::find_if(run.tools.begin(), run.tools.end(), [](const ToolOutcome& o) { return !o.not_run_why.empty(); });
+    const std::string& why = shape != shapes.end() ? shape->not_run_why
+                             : round_trip_not_run  ? run.round_trip.not_run_why
+                                                   : tool->not_run_why;
+    return fmt::format("{} could not run here, and nothing that ran failed: {}; {}", joined_with_and(what), why,
+                       what_to_do_when_not_run(why));
+}
+
+std::string pass_reason(const BatteryRun& run, const std::string& checks_note) {
+    std::string round_trip_note;
+    if (run.has_round_trip()) {
+        const std::string& label = run.request.round_trip_shape->label;
+        round_trip_note = run.round_trip.headline.rfind("SKIP", 0) == 0
+                              ? fmt::format(" (the round trip at {} not tried here: too little memory)", label)
+                              : fmt::format(", and the round trip at {}", label);
     }
-    const bool pass = reasons.empty();
-    if (pass) {
-        std::string round_trip_note;
-        if (has_round_trip)
-            round_trip_note = round_trip_skipped
-                                  ? fmt::format(" (the round trip at {} not tried here: too little memory)",
-                                                request.round_trip_shape->label)
-                                  : fmt::format(", and the round trip at {}", request.round_trip_shape->label);
-        fmt::print("PASS: correct on all {} shapes{}{}{}\n", shapes.size(), round_trip_note,
-                   checks_note.empty() ? "" : "; ", checks_note);
-        return kExitOk;
+    return fmt::format("correct on all {} shapes{}{}{}", run.shapes.size(), round_trip_note,
+                       checks_note.empty() ? "" : "; ", checks_note);
+}
+
+}  // namespace
+
+BatteryOutcome run_battery(const BatteryRequest& request) {
+    BatteryRun run(request);
+    print_battery_header(run);
+    run_first_pass(run);
+    run_the_rest_a_process_each(run);
+    run_unexplained_tools_again(run.tools, kSanitizerTools, run.sanitizer, request);
+    // Printed last, as the header said: it usually finishes last too.
+    if (run.has_round_trip())
+        print_block(request.round_trip_shape->label, run.round_trip.headline, run.round_trip.details);
+
+    std::vector<std::string> reasons = shape_reasons(run);
+    std::string checks_note;
+    const std::vector<std::string> not_run_tools = report_tools(run, reasons, checks_note);
+    BatteryOutcome outcome;
+    outcome.sanitizers_ran = !run.sanitizer.empty();
+    if (const std::string why = not_checked_reason(run, not_run_tools); reasons.empty() && !why.empty()) {
+        outcome = {kExitOutOfMemory, why, outcome.sanitizers_ran};
+        fmt::print("NOT CHECKED: {}\n", why);
+    } else if (reasons.empty()) {
+        outcome.reason = pass_reason(run, checks_note);
+        fmt::print("PASS: {}\n", outcome.reason);
+    } else {
+        outcome.exit_code = kExitWrongAnswer;
+        for (size_t i = 0; i < reasons.size(); ++i) outcome.reason += (i ? "; " : "") + reasons[i];
+        fmt::print("FAIL: {}\n", outcome.reason);
     }
-    std::string line = "FAIL: ";
-    for (size_t i = 0; i < reasons.size(); ++i) line += (i ? "; " : "") + reasons[i];
-    fmt::print("{}\n", line);
-    return kExitWrongAnswer;
+    std::fflush(stdout);
+    return outcome;
 }
 
 int run_sanitizers(const BatteryRequest& request) {

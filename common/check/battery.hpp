@@ -8,8 +8,8 @@
 // itself (run_again_alone). On a GPU that takes one process at a time, every child runs alone. The process that
 // runs the battery makes no CUDA context of its own. Prints a line per shape and per tool, then one last line
 // that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run here (too
-// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; make check turns it
-// into the verdict.
+// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; it returns the same
+// (BatteryOutcome), which make check's verdict (programs/verdict_run.hpp) builds on.
 #pragma once
 
 #include <optional>
@@ -103,9 +103,19 @@ std::string non_blocking_stream_hint();
 // empty: when every shape of the battery passes, a byte count most likely lives in an int.
 std::string byte_count_hint(bool battery_passed);
 
-// The battery and the memory checks; returns the program's exit code (0 only when everything passed, 4 for NOT
-// CHECKED).
-int run_battery(const BatteryRequest& request);
+// What the battery found, as its last line says it (PASS: ..., FAIL: ..., NOT CHECKED: ...).
+struct BatteryOutcome {
+    int exit_code = 0;           // the program's: 0 only when everything passed, 4 for NOT CHECKED, else FAIL
+    std::string reason;          // the last line without its first word: what passed, what failed, what did not run
+    bool sanitizers_ran = true;  // false where compute-sanitizer was not found
+};
+
+// The battery and the memory checks, printed as they end, then the last line.
+BatteryOutcome run_battery(const BatteryRequest& request);
+
+// The harness's line refusing to run for want of memory (not a std::bad_alloc, which may be the student's), or
+// for a GPU held by another process, in a program's standard error; empty when there is none.
+std::string refusal_in(const std::string& err);
 
 // make sanitize: the same three tools at the sanitizer shapes, each finding with its source line.
 int run_sanitizers(const BatteryRequest& request);

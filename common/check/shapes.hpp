@@ -27,9 +27,8 @@ struct TransposeShape {
     std::string label() const {
         return fmt::format("{}x{}{}", rows, cols, misalign ? fmt::format("+{}", misalign) : "");
     }
-    std::vector<std::string> args() const {
-        return {"--rows", std::to_string(rows), "--cols", std::to_string(cols), "--misalign", std::to_string(misalign)};
-    }
+    // How the shape crosses to a child process: one option, read back by parse_shape (programs/options.hpp).
+    std::vector<std::string> args() const { return {"--shape", label()}; }
 };
 
 struct MatmulShape {
@@ -40,10 +39,7 @@ struct MatmulShape {
     std::string label() const {
         return fmt::format("{}x{}x{}{}", M, N, K, misalign ? fmt::format("+{}", misalign) : "");
     }
-    std::vector<std::string> args() const {
-        return {"--m", std::to_string(M), "--n",        std::to_string(N),
-                "--k", std::to_string(K), "--misalign", std::to_string(misalign)};
-    }
+    std::vector<std::string> args() const { return {"--shape", label()}; }
 };
 
 // Test names from shape labels: "s31x33", "s64x96_plus1".

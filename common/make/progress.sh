@@ -26,7 +26,6 @@ progress_forget() { progress_program forget "$1" "$2"; }    # after a reset
 starting_point() { progress_program starting-point "$1" "$2"; }
 keep_starting_points() { progress_program keep-starting-points; }
 # The program that makes a verdict records it; its output is passed on untouched and never read.
-progress_remember() { cat; }
 
 # Run rather than sourced: call the function named on the command line.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then "$@"; fi

@@ -1,6 +1,7 @@
 // The matmul program: links one step file (the student's or a solution) and runs it through the harness.
 //   program                  one size (default M = N = K = 4096): checked, timed, next to cuBLAS and the FP32 peak
-//   program --check          the verdict: the shape battery and the memory checks
+//   program --check          the shape battery and the memory checks
+//   program --verdict ...    make check: the battery, then the timing beside the solutions', and the verdict line
 //   program --check-in-turn  every shape of the battery, checked one after the other (what --check starts)
 //   program --check-shape    one shape, checked (for a shape that crashed or hung the one above)
 //   program --sanitize       memcheck, racecheck and synccheck at two small shapes

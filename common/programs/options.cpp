@@ -7,10 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <map>
 #include <functional>
+#include <map>
+#include <vector>
 
 namespace workshop {
 
@@ -87,98 +89,172 @@ std::string check_products(Track track, const Options& o) {
 
 }  // namespace
 
-ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
-    ParseOutcome out;
-    Options& o = out.options;
-    auto int_setter = [&](int& target, int64_t max, int64_t min = 1) {
-        return [&target, min, max](const std::string& name, const std::string& text, std::string& error) {
-            int64_t v = 0;
-            if (!parse_int_in_range(name, text, min, max, v, error)) return false;
-            target = static_cast<int>(v);
-            return true;
-        };
+bool parse_shape(Track track, const std::string& text, Options& o, std::string& error) {
+    const size_t plus = text.find('+');
+    const std::string sides = text.substr(0, plus);
+    std::vector<int> values;
+    for (size_t from = 0; from <= sides.size();) {
+        const size_t x = std::min(sides.find('x', from), sides.size());
+        int64_t v = 0;
+        if (!parse_int_in_range("--shape", sides.substr(from, x - from), 1, kMaxSide, v, error)) return false;
+        values.push_back(static_cast<int>(v));
+        from = x + 1;
+    }
+    const size_t wanted = track == Track::Transpose ? 2 : 3;
+    if (values.size() != wanted) {
+        error =
+            fmt::format("--shape: '{}' is not {}[+MISALIGN]", text, track == Track::Transpose ? "ROWSxCOLS" : "MxNxK");
+        return false;
+    }
+    int64_t misalign = 0;
+    if (plus != std::string::npos && !parse_int_in_range("--shape", text.substr(plus + 1), 0, 3, misalign, error))
+        return false;
+    o.misalign = static_cast<int>(misalign);
+    if (track == Track::Transpose) {
+        o.rows = values[0], o.cols = values[1];
+    } else {
+        o.M = values[0], o.N = values[1], o.K = values[2];
+    }
+    return true;
+}
+
+namespace {
+
+using Setter = std::function<bool(const std::string&, const std::string&, std::string&)>;
+
+Setter int_setter(int& target, int64_t max, int64_t min = 1) {
+    return [&target, min, max](const std::string& name, const std::string& text, std::string& error) {
+        int64_t v = 0;
+        if (!parse_int_in_range(name, text, min, max, v, error)) return false;
+        target = static_cast<int>(v);
+        return true;
     };
-    using Setter = std::function<bool(const std::string&, const std::string&, std::string&)>;
+}
+
+Setter text_setter(std::string& target) {
+    return [&target](const std::string& name, const std::string& text, std::string& error) {
+        if (text.empty()) error = fmt::format("{} needs a value", name);
+        target = text;
+        return !text.empty();
+    };
+}
+
+// The options that take a value, for `track`, writing into `o`.
+std::map<std::string, Setter> valued_options(Track track, Options& o) {
     std::map<std::string, Setter> valued = {
         {"--reps", int_setter(o.reps, 100000)},
         {"--warmup", int_setter(o.warmup, 1000, 0)},
         {"--misalign", int_setter(o.misalign, 3, 0)},
-        {"--budget", [&](const std::string& n, const std::string& t,
-                         std::string& e) { return parse_seconds(n, t, o.budget_s, e); }},
-        {"--min-time", [&](const std::string& n, const std::string& t,
-                           std::string& e) { return parse_seconds(n, t, o.min_time_s, e); }},
+        {"--budget", [&o](const std::string& n, const std::string& t,
+                          std::string& e) { return parse_seconds(n, t, o.budget_s, e); }},
+        {"--min-time", [&o](const std::string& n, const std::string& t,
+                            std::string& e) { return parse_seconds(n, t, o.min_time_s, e); }},
         {"--format",
-         [&](const std::string&, const std::string& t, std::string& e) { return parse_format(t, o.format, e); }},
+         [&o](const std::string&, const std::string& t, std::string& e) { return parse_format(t, o.format, e); }},
         {"--seed",
-         [&](const std::string& n, const std::string& t, std::string& e) {
+         [&o](const std::string& n, const std::string& t, std::string& e) {
              int64_t v = 0;
              if (!parse_int_in_range(n, t, 0, INT64_MAX, v, e)) return false;
              o.seed = static_cast<uint64_t>(v);
              return true;
          }},
+        {"--shape",
+         [&o, track](const std::string&, const std::string& t, std::string& e) { return parse_shape(track, t, o, e); }},
+        {"--solution", text_setter(o.solution_program)},
+        {"--previous", text_setter(o.previous_program)},
+    };
+    int* const first = track == Track::Transpose ? &o.rows : &o.M;
+    valued["--size"] = [&o, track, first](const std::string& n, const std::string& t, std::string& e) {
+        if (!int_setter(*first, kMaxSide)(n, t, e)) return false;
+        if (track == Track::Transpose) o.cols = o.rows;
+        if (track == Track::Matmul) o.N = o.K = o.M;
+        return true;
     };
     if (track == Track::Transpose) {
         valued["--rows"] = int_setter(o.rows, kMaxSide);
         valued["--cols"] = int_setter(o.cols, kMaxSide);
-        valued["--size"] = [&](const std::string& n, const std::string& t, std::string& e) {
-            if (!int_setter(o.rows, kMaxSide)(n, t, e)) return false;
-            o.cols = o.rows;
-            return true;
-        };
     } else {
         valued["--m"] = int_setter(o.M, kMaxSide);
         valued["--n"] = int_setter(o.N, kMaxSide);
         valued["--k"] = int_setter(o.K, kMaxSide);
-        valued["--size"] = [&](const std::string& n, const std::string& t, std::string& e) {
-            if (!int_setter(o.M, kMaxSide)(n, t, e)) return false;
-            o.N = o.K = o.M;
-            return true;
-        };
     }
-    const std::map<std::string, std::function<void()>> flags = {
-        {"--check", [&] { o.check = true; }},
-        {"--check-shape", [&] { o.check_shape = true; }},
-        {"--check-in-turn", [&] { o.check_in_turn = true; }},
-        {"--check-round-trip", [&] { o.check_round_trip = true; }},
-        {"--check-sanitizer-shapes", [&] { o.check_sanitizer_shapes = true; }},
-        {"--sanitize", [&] { o.sanitize = true; }},
-        {"--no-guards", [&] { o.guards = false; }},
-        {"--say-ready", [&] { o.say_ready = true; }},
-        {"--flush-l2", [&] { o.flush_l2 = true; }},
-        {"--no-references", [&] { o.references = false; }},
-        {"--no-host", [&] { o.host_rows = false; }},
-        {"--csv", [&] { o.format = OutputFormat::Csv; }},
-        {"--json", [&] { o.format = OutputFormat::Json; }},
-        {"--help", [&] { o.help = true; }},
-        {"-h", [&] { o.help = true; }},
-    };
+    return valued;
+}
 
+const std::map<std::string, Mode>& mode_options() {
+    static const std::map<std::string, Mode> modes = {
+        {"--check", Mode::Check},
+        {"--verdict", Mode::Verdict},
+        {"--check-shape", Mode::CheckShape},
+        {"--check-in-turn", Mode::CheckInTurn},
+        {"--check-round-trip", Mode::CheckRoundTrip},
+        {"--check-sanitizer-shapes", Mode::CheckSanitizerShapes},
+        {"--sanitize", Mode::Sanitize},
+    };
+    return modes;
+}
+
+std::map<std::string, std::function<void()>> flag_options(Options& o) {
+    return {
+        {"--no-guards", [&o] { o.guards = false; }},
+        {"--say-ready", [&o] { o.say_ready = true; }},
+        {"--flush-l2", [&o] { o.flush_l2 = true; }},
+        {"--no-references", [&o] { o.references = false; }},
+        {"--no-host", [&o] { o.host_rows = false; }},
+        {"--csv", [&o] { o.format = OutputFormat::Csv; }},
+        {"--json", [&o] { o.format = OutputFormat::Json; }},
+        {"--help", [&o] { o.help = true; }},
+        {"-h", [&o] { o.help = true; }},
+    };
+}
+
+// The options of --verdict itself, which its timing runs do not take.
+bool verdict_option(const std::string& name) {
+    return name == "--verdict" || name == "--solution" || name == "--previous";
+}
+
+// A mode named after another: one mode a run. Returns the error, or empty.
+std::string set_mode(Options& o, const std::string& name, Mode mode, std::string& mode_name) {
+    if (!mode_name.empty() && mode_name != name) return fmt::format("{} and {}: one mode at a time", mode_name, name);
+    o.mode = mode;
+    mode_name = name;
+    return {};
+}
+
+}  // namespace
+
+ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
+    ParseOutcome out;
+    Options& o = out.options;
+    const auto valued = valued_options(track, o);
+    const auto flags = flag_options(o);
+    std::string mode_name;
     for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i];
-        std::string value;
+        std::string arg = argv[i], value;
+        const int first = i;
         bool has_inline_value = false;
         if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
             value = arg.substr(eq + 1);
             arg = arg.substr(0, eq);
             has_inline_value = true;
         }
-        if (auto f = flags.find(arg); f != flags.end() && !has_inline_value) {
-            f->second();
-            continue;
-        }
-        auto v = valued.find(arg);
-        if (v == valued.end()) {
+        const auto mode = mode_options().find(arg);
+        const auto flag = flags.find(arg);
+        const auto v = valued.find(arg);
+        if (!has_inline_value && mode != mode_options().end()) {
+            out.error = set_mode(o, arg, mode->second, mode_name);
+        } else if (!has_inline_value && flag != flags.end()) {
+            flag->second();
+        } else if (v == valued.end()) {
             out.error = fmt::format("unknown option '{}' (try --help)", argv[i]);
-            return out;
+        } else if (!has_inline_value && i + 1 >= argc) {
+            out.error = fmt::format("{} needs a value", arg);
+        } else {
+            if (!has_inline_value) value = argv[++i];
+            v->second(arg, value, out.error);
         }
-        if (!has_inline_value) {
-            if (i + 1 >= argc) {
-                out.error = fmt::format("{} needs a value", arg);
-                return out;
-            }
-            value = argv[++i];
-        }
-        if (!v->second(arg, value, out.error)) return out;
+        if (!out.ok()) return out;
+        if (!verdict_option(arg)) o.timing_args.insert(o.timing_args.end(), argv + first, argv + i + 1);
     }
     out.error = check_products(track, o);
     return out;
@@ -193,6 +269,11 @@ std::string usage_text(Track track, const std::string& program) {
         "  --check             the verdict: every shape of the battery (in one process, a shape that crashes\n"
         "                      it and those after it in a process each), plus compute-sanitizer's memcheck,\n"
         "                      racecheck and synccheck at two small shapes (make check)\n"
+        "  --verdict --solution PATH [--previous PATH]\n"
+        "                      make check: --check, then (where it passes) this program timed at one size, then\n"
+        "                      the programs named, the same way; ends with one VERDICT line. The other options\n"
+        "                      are the timing runs' (--min-time 0.2 unless given)\n"
+        "  --shape SHAPE       ROWSxCOLS[+MISALIGN] or MxNxK[+MISALIGN], as the battery names its shapes\n"
         "  --check-shape       one checked run at the size given (no timing): output, guard zones, inputs\n"
         "  --check-in-turn     every shape of the battery in this process, in turn (what --check starts)\n"
         "  --check-round-trip  step 1: one checked run of *_from_host alone at the size given, or SKIP where\n"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -27,19 +28,32 @@ Options parse_or_exit(Track track, int argc, char** argv) {
     return parsed.options;
 }
 
-Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base) {
-    std::vector<std::string> args = {"program", "--check-shape"};
-    args.insert(args.end(), shape_args.begin(), shape_args.end());
-    args.insert(args.end(), {"--seed", std::to_string(base.seed)});
-    if (!base.guards) args.push_back("--no-guards");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    const ParseOutcome parsed = parse_options(track, static_cast<int>(argv.size()), argv.data());
-    if (!parsed.ok()) {
-        fmt::print(stderr, "error: a battery shape's options: {}\n", parsed.error);
-        std::exit(kExitBadUsage);
-    }
-    return parsed.options;
+namespace {
+Options shape_check(const Options& base) {
+    Options o;
+    o.mode = Mode::CheckShape;
+    o.seed = base.seed;
+    o.guards = base.guards;
+    return o;
+}
+}  // namespace
+
+Options options_for_shape(const TransposeShape& shape, const Options& base) {
+    Options o = shape_check(base);
+    o.rows = shape.rows, o.cols = shape.cols, o.misalign = shape.misalign;
+    return o;
+}
+
+Options options_for_shape(const MatmulShape& shape, const Options& base) {
+    Options o = shape_check(base);
+    o.M = shape.M, o.N = shape.N, o.K = shape.K, o.misalign = shape.misalign;
+    return o;
+}
+
+std::string this_program() {
+    std::error_code error;
+    const std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", error);
+    return error ? std::string("/proc/self/exe") : p.string();
 }
 
 bool timed_by_make_check() {
@@ -87,9 +101,10 @@ std::optional<int> report_time_the_events_missed(const std::function<void()>& la
 
 namespace {
 // make check starts the student's timing run while the battery is still running, so that its set-up (the data,
-// the upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names a FIFO, and this waits on it for
-// make check's "go", sent once nothing else runs on the GPU, so the time is that of a GPU doing nothing else.
-// Anything but "go" (make check ended, or found the kernel wrong) ends the program: nothing is timed.
+// the upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names the gate, a pipe the run inherits
+// (verdict_run.cpp), and this waits on it for make check's "go", sent once the battery is over, so the time is
+// that of a GPU running nothing else of the check. Anything but "go" (make check ended, or found the kernel wrong)
+// ends the program: nothing is timed.
 void wait_for_timing_gate() {
     static bool passed = false;  // make check says go once
     if (!timed_by_make_check() || passed) return;

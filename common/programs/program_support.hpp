@@ -20,7 +20,9 @@
 #include "report/report.hpp"
 #include "check/sanitizer_report.hpp"
 #include "step/step_api.cuh"
+#include "check/shapes.hpp"
 #include "check/step_checks.hpp"
+#include "programs/verdict_run.hpp"
 #include "measure/timing.hpp"
 
 #ifndef WORKSHOP_STEP
@@ -29,10 +31,16 @@
 #ifndef WORKSHOP_LABEL
 #define WORKSHOP_LABEL "step"
 #endif
+// The top of the checkout, for the student's own programs only (built from stepN/): their make check keeps the
+// student's progress there. Empty for the solutions and the student-bug programs.
+#ifndef WORKSHOP_CHECKOUT_TOP
+#define WORKSHOP_CHECKOUT_TOP ""
+#endif
 
 namespace workshop {
 
 constexpr int kStep = WORKSHOP_STEP;
+constexpr const char* kCheckoutTop = WORKSHOP_CHECKOUT_TOP;
 inline const char* program_label() { return WORKSHOP_LABEL; }
 
 // Parses the command line; prints the usage or one error line and exits when there is nothing to run.
@@ -149,17 +157,18 @@ std::optional<int> report_wrong_after_timing(const Verdict& again, const std::st
 std::optional<int> report_time_the_events_missed(const std::function<void()>& launch, const Timing& timed,
                                                  const std::string& shape);
 
-// The options of one battery shape (its --check-shape command line) for a --check-in-turn child.
-Options options_for_shape(Track track, const std::vector<std::string>& shape_args, const Options& base);
+// The options of one battery shape for a --check-in-turn or --check-sanitizer-shapes child: --check-shape at that
+// shape, with the seed and the guards of `base`.
+Options options_for_shape(const TransposeShape& shape, const Options& base);
+Options options_for_shape(const MatmulShape& shape, const Options& base);
 
 // --check-in-turn: every shape of the battery in this process, one after the other, each verdict between the
 // markers of battery.hpp. A CUDA error may have poisoned the context, so it stops there; run_battery gives the
 // shapes left a process each.
 template <typename Shape, typename CheckOneShape>
-int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const Options& o,
-                         CheckOneShape check_one_shape) {
+int check_shapes_in_turn(const std::vector<Shape>& battery, const Options& o, CheckOneShape check_one_shape) {
     for (size_t i = 0; i < battery.size(); ++i) {
-        const Options shape = options_for_shape(track, battery[i].args(), o);
+        const Options shape = options_for_shape(battery[i], o);
         fmt::print("{} {}\n", kShapeBegins, i);
         std::fflush(stdout);
         const int exit_code = check_one_shape(shape);
@@ -176,11 +185,10 @@ int check_shapes_in_turn(Track track, const std::vector<Shape>& battery, const O
 // and the host memory still registered, which memcheck's leak report counts with the device memory
 // (kPinnedHostHeld, kHostRegistrationsHeld).
 template <typename Shape, typename CheckOneShape>
-int check_sanitizer_shapes(Track track, const std::vector<Shape>& shapes, const Options& o,
-                           CheckOneShape check_one_shape) {
+int check_sanitizer_shapes(const std::vector<Shape>& shapes, const Options& o, CheckOneShape check_one_shape) {
     int first_not_ok = kExitOk;
     for (const Shape& s : shapes) {
-        const int exit_code = check_one_shape(options_for_shape(track, s.args(), o));
+        const int exit_code = check_one_shape(options_for_shape(s, o));
         if (first_not_ok == kExitOk) first_not_ok = exit_code;
         if (exit_code == kExitCudaError) break;
     }
@@ -191,38 +199,70 @@ int check_sanitizer_shapes(Track track, const std::vector<Shape>& shapes, const 
     return first_not_ok;
 }
 
-// What every program does once its options are parsed: the battery (--check), the sanitizers (--sanitize), one
-// checked shape (--check-shape), step 1's round trip alone (--check-round-trip), all the shapes in turn
-// (--check-in-turn), the sanitizers' shapes in turn (--check-sanitizer-shapes), or else the timed run at one size.
+// This program's own path, for the processes it starts of itself.
+std::string this_program();
+
+// make check (--verdict): the battery, the timing beside the solutions', the verdict line (verdict_run.hpp). The
+// progress is kept only for the student's own programs (kCheckoutTop).
+template <typename Shape>
+int run_verdict_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
+                     const ExtraShapes<Shape>& extra) {
+    if (o.solution_program.empty() || (step > 1 && o.previous_program.empty())) {
+        fmt::print(stderr, "error: --verdict needs --solution PROGRAM{}\n", step > 1 ? " and --previous PROGRAM" : "");
+        return kExitBadUsage;
+    }
+    VerdictPlan plan;
+    plan.step = step, plan.track = track, plan.mine = this_program();
+    plan.solution = o.solution_program, plan.previous = step > 1 ? o.previous_program : "";
+    plan.options = o.timing_args;
+    plan.checkout_top = kCheckoutTop;
+    return run_verdict(plan, [&] {
+        require_a_device();
+        try {
+            return run_battery(battery_request(track, step, battery, extra, o));
+        } catch (const std::bad_alloc&) {  // the checker's own, not the student's: no reason, so FAIL says so
+            fmt::print(stderr, "not enough host memory: an allocation failed (std::bad_alloc)\n");
+            return BatteryOutcome{kExitOutOfMemory, "", true};
+        }
+    });
+}
+
+// The modes that start processes and make no CUDA context of their own: it would hold GPU memory all the while,
+// and a GPU that takes one process at a time would turn the children away.
+template <typename Shape>
+int run_starting_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
+                      const ExtraShapes<Shape>& extra) {
+    if (o.mode == Mode::Verdict) return run_verdict_mode(o, track, step, battery, extra);
+    require_a_device();
+    const BatteryRequest request = battery_request(track, step, battery, extra, o);
+    return o.mode == Mode::Check ? run_battery(request).exit_code : run_sanitizers(request);
+}
+
+// What every program does once its options are parsed (Mode says which).
 template <typename Shape, typename CheckOneShape, typename CheckRoundTrip, typename RunOneSize>
 int run_mode(const Options& o, const std::string& track, int step, const std::vector<Shape>& battery,
              const ExtraShapes<Shape>& extra, CheckOneShape check_one_shape, CheckRoundTrip check_round_trip,
              RunOneSize run_one_size) {
-    if (o.check_round_trip && step != 1) {  // a usage error, said before any GPU is looked for
+    if (o.mode == Mode::CheckRoundTrip && step != 1) {  // a usage error, said before any GPU is looked for
         fmt::print(stderr, "error: --check-round-trip checks {}_from_host, which only step 1 has\n", track);
         return kExitBadUsage;
     }
     try {
-        // make check's and make sanitize's own process only starts others, each with a context of its own. It
-        // makes none: it would hold GPU memory all the while, and a GPU that takes one process at a time would
-        // turn its children away.
-        if (o.check || o.sanitize) {
-            require_a_device();
-            const BatteryRequest request = battery_request(track, step, battery, extra, o);
-            return o.check ? run_battery(request) : run_sanitizers(request);
-        }
+        if (o.mode == Mode::Check || o.mode == Mode::Sanitize || o.mode == Mode::Verdict)
+            return run_starting_mode(o, track, step, battery, extra);
         wait_for_timing_gate_before_the_context();
         const DeviceFacts dev = require_device();
-        if (o.say_ready && (o.check_shape || o.check_in_turn || o.check_round_trip || o.check_sanitizer_shapes)) {
+        if (o.say_ready && o.mode != Mode::OneSize) {
             fmt::print("{}\n", kChildReady);
             std::fflush(stdout);
         }
-        if (o.check_shape) return check_one_shape(o);
-        if (o.check_round_trip) return check_round_trip(o);
-        const Track track_id = track == "transpose" ? Track::Transpose : Track::Matmul;
-        if (o.check_in_turn) return check_shapes_in_turn(track_id, battery, o, check_one_shape);
-        if (o.check_sanitizer_shapes) return check_sanitizer_shapes(track_id, extra.sanitizer, o, check_one_shape);
-        return run_one_size(o, dev);
+        switch (o.mode) {
+            case Mode::CheckShape: return check_one_shape(o);
+            case Mode::CheckRoundTrip: return check_round_trip(o);
+            case Mode::CheckInTurn: return check_shapes_in_turn(battery, o, check_one_shape);
+            case Mode::CheckSanitizerShapes: return check_sanitizer_shapes(extra.sanitizer, o, check_one_shape);
+            default: return run_one_size(o, dev);
+        }
     } catch (const std::bad_alloc&) {  // past require_host_memory's estimate, or where it cannot look
         fmt::print(stderr, "not enough host memory: an allocation failed (std::bad_alloc)\n");
         return kExitOutOfMemory;

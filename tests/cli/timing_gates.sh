@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# make check's timing runs (common/make/check.sh) on stand-in programs that log what they do: the student's run
-# sets up while the battery runs and is timed only once it is over; the solutions' runs follow, each alone (no
-# other timing run alive); on a FAIL nothing is timed and nothing is left running.
-#   timing_gates.sh CHECK_SH
+# make check's timing runs (common/make/check.sh, and the program's --verdict: common/programs/verdict_run.hpp) on
+# stand-in programs that log what they do: the student's run sets up while the battery runs and is timed only once
+# it is over; the solutions' runs follow, each alone (no other timing run alive); on a FAIL nothing is timed and
+# nothing is left running. The stand-in for the student's program hands --verdict to VERDICT_STAND_IN, which runs
+# the verdict's own code around it.
+#   timing_gates.sh CHECK_SH VERDICT_STAND_IN
+# ok and bad always succeed, so "A && ok || bad" is an if-then-else here.
+# shellcheck disable=SC2015
 set -u
 check=$1
+export VERDICT_STAND_IN=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 bin="$dir/bin"
 mkdir -p "$bin"
-# A stand-in step program: --check takes a second and says PASS (or FAIL when $dir/fail exists); a timing
-# run logs its set-up, waits at its gate when it has one, like the real programs, logs its timed part, then
-# prints its CSV and ends. With $dir/no_gpu both say there is no GPU (the timing run at once, the checker a
-# little later) and exit 3; with $dir/wrong_when_timed the timing run make check starts finds its own run wrong.
-# With $dir/no_room the checker found too little memory for some shapes (NOT CHECKED, exit 4); with
-# $dir/no_room_when_timed the timing run make check starts is refused its size for memory (exit 4).
+# A stand-in step program: --verdict is make check's own process (above); --check takes a second and says PASS
+# (or FAIL when $dir/fail exists); a timing run logs its set-up, waits at its gate when it has one, like the real
+# programs, logs its timed part, then prints its JSON and ends. With $dir/no_gpu both say there is no GPU (the
+# timing run at once, the checker a little later) and exit 3; with $dir/wrong_when_timed the timing run make check
+# starts finds its own run wrong. With $dir/no_room the checker found too little memory for some shapes (NOT
+# CHECKED, exit 4); with $dir/no_room_when_timed the timing run make check starts is refused its size for memory
+# (exit 4).
 cat >"$bin/program" <<'PROGRAM'
 #!/usr/bin/env bash
 dir=$(cd "$(dirname "$0")/.." && pwd) name=$(basename "$0")
+if [ "$1" = --verdict ]; then
+    step=${name#step} && step=${step%%_*}
+    exec "$VERDICT_STAND_IN" "$0" "$step" "${name#*_}" "$@"
+fi
 stamp() { echo "$EPOCHREALTIME $name $1" >>"$dir/log"; }
 if [ -e "$dir/no_gpu" ]; then
     [ "$1" = --check ] && sleep 0.3
@@ -44,8 +54,7 @@ if [ -n "${WORKSHOP_TIMING_GATE:-}" ]; then
     [ "$word" = go ] || exit 0
 fi
 stamp "timed begins"; sleep 0.3; stamp "timed ends"
-echo "track,name,kind,shape,median_ms,min_ms,max_ms,runs,check,rate"
-echo "transpose,$name,step,8192x8192,1,1,1,20,PASS,$(( ${#name} * 100 ))"
+echo "[{\"track\": \"transpose\", \"name\": \"$name\", \"kind\": \"step\", \"rate\": $(( ${#name} * 100 )), \"unit\": \"GB/s\"}]"
 PROGRAM
 chmod +x "$bin/program"
 for p in step3_transpose solution3_transpose solution2_transpose; do ln -s program "$bin/$p"; done

@@ -209,3 +209,12 @@ TEST(RunAgainAlone, StopsAtTheFirstThatGivesNoAnswerAgain) {
     EXPECT_TRUE(results[2]->timed_out);
     EXPECT_FALSE(results[3].has_value()) << "a kernel that never finishes costs one more limit, not one a shape";
 }
+
+TEST(Refusal, TheHarnessRefusalNotTheStudentsBadAlloc) {
+    EXPECT_EQ(refusal_in("warming up\nnot enough device memory: a 8192x8192 transpose needs 600 MB, 1 MB free\n"),
+              "not enough device memory: a 8192x8192 transpose needs 600 MB, 1 MB free");
+    EXPECT_EQ(refusal_in("GPU busy: another process holds this GPU\n"), "GPU busy: another process holds this GPU");
+    EXPECT_EQ(refusal_in("not enough host memory: an allocation failed (std::bad_alloc)\n"), "");
+    EXPECT_EQ(refusal_in("FAIL: not enough device memory\n"), "");
+    EXPECT_EQ(refusal_in(""), "");
+}

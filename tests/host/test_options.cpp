@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
+#include "check/shapes.hpp"
 #include "programs/options.hpp"
 
 using namespace workshop;
@@ -37,7 +39,7 @@ TEST(Options, ReadsSizesInBothSpellings) {
     EXPECT_EQ(m.options.M, 100);
     EXPECT_EQ(m.options.N, 100);
     EXPECT_EQ(m.options.K, 7);
-    EXPECT_TRUE(m.options.check);
+    EXPECT_EQ(m.options.mode, Mode::Check);
     EXPECT_EQ(m.options.format, OutputFormat::Json);
 }
 
@@ -88,31 +90,29 @@ TEST(Options, ReadsOneShapeOfTheBattery) {
     const auto t =
         parse(Track::Transpose, {"--check-shape", "--rows", "64", "--cols", "96", "--misalign", "3", "--no-guards"});
     ASSERT_TRUE(t.ok()) << t.error;
-    EXPECT_TRUE(t.options.check_shape);
+    EXPECT_EQ(t.options.mode, Mode::CheckShape);
     EXPECT_EQ(t.options.misalign, 3);
     EXPECT_FALSE(t.options.guards);
     EXPECT_FALSE(t.options.say_ready);
     EXPECT_TRUE(parse(Track::Transpose, {"--check-shape", "--say-ready"}).options.say_ready);
-    EXPECT_TRUE(parse(Track::Matmul, {"--sanitize"}).options.sanitize);
+    EXPECT_EQ(parse(Track::Matmul, {"--sanitize"}).options.mode, Mode::Sanitize);
 }
 
 TEST(Options, ReadsTheSanitizersRunOverTheirShapes) {
     const auto m = parse(Track::Matmul, {"--check-sanitizer-shapes", "--no-guards", "--say-ready"});
     ASSERT_TRUE(m.ok()) << m.error;
-    EXPECT_TRUE(m.options.check_sanitizer_shapes);
-    EXPECT_FALSE(m.options.check_shape);
+    EXPECT_EQ(m.options.mode, Mode::CheckSanitizerShapes);
     EXPECT_FALSE(m.options.guards);
     EXPECT_TRUE(m.options.say_ready);
-    EXPECT_FALSE(parse(Track::Transpose, {"--sanitize"}).options.check_sanitizer_shapes);
+    EXPECT_EQ(parse(Track::Transpose, {}).options.mode, Mode::OneSize);
 }
 
 TEST(Options, ReadsStepOnesRoundTripAtOneShape) {
     const auto m = parse(Track::Matmul, {"--check-round-trip", "--m", "1", "--n", "32768", "--k", "16385"});
     ASSERT_TRUE(m.ok()) << m.error;
-    EXPECT_TRUE(m.options.check_round_trip);
-    EXPECT_FALSE(m.options.check_shape);
+    EXPECT_EQ(m.options.mode, Mode::CheckRoundTrip);
     EXPECT_EQ(m.options.N, 32768);
-    EXPECT_FALSE(parse(Track::Transpose, {"--check-shape"}).options.check_round_trip);
+    EXPECT_EQ(parse(Track::Transpose, {"--check-shape"}).options.mode, Mode::CheckShape);
 }
 
 TEST(Options, TimingGoesOnForAMinimumTime) {
@@ -131,4 +131,64 @@ TEST(Options, TimingGoesOnForAMinimumTime) {
 TEST(Options, AMisalignmentIsZeroToThreeFloats) {
     EXPECT_EQ(parse(Track::Matmul, {"--misalign", "4"}).error, "--misalign: 4 is too large (at most 3)");
     EXPECT_EQ(parse(Track::Matmul, {"--misalign", "-1"}).error, "--misalign: -1 must be at least 0");
+}
+
+TEST(Options, OneModeARun) {
+    EXPECT_EQ(parse(Track::Transpose, {"--check", "--sanitize"}).error, "--check and --sanitize: one mode at a time");
+    EXPECT_EQ(parse(Track::Transpose, {"--check", "--check"}).options.mode, Mode::Check);
+}
+
+TEST(Options, ReadsAShapeAsTheBatteryNamesIt) {
+    const auto t = parse(Track::Transpose, {"--check-shape", "--shape", "31x33+1"});
+    ASSERT_TRUE(t.ok()) << t.error;
+    EXPECT_EQ(t.options.rows, 31);
+    EXPECT_EQ(t.options.cols, 33);
+    EXPECT_EQ(t.options.misalign, 1);
+    const auto m = parse(Track::Matmul, {"--shape=2175x2176x203"});
+    ASSERT_TRUE(m.ok()) << m.error;
+    EXPECT_EQ(m.options.M, 2175);
+    EXPECT_EQ(m.options.N, 2176);
+    EXPECT_EQ(m.options.K, 203);
+    EXPECT_EQ(m.options.misalign, 0);
+}
+
+TEST(Options, RefusesAShapeThatIsNotOne) {
+    EXPECT_EQ(parse(Track::Transpose, {"--shape", "31x33x2"}).error, "--shape: '31x33x2' is not ROWSxCOLS[+MISALIGN]");
+    EXPECT_EQ(parse(Track::Matmul, {"--shape", "4x4"}).error, "--shape: '4x4' is not MxNxK[+MISALIGN]");
+    EXPECT_EQ(parse(Track::Transpose, {"--shape", "31x"}).error, "--shape needs a value");
+    EXPECT_EQ(parse(Track::Transpose, {"--shape", "0x4"}).error, "--shape: 0 must be at least 1");
+    EXPECT_EQ(parse(Track::Transpose, {"--shape", "4x4+4"}).error, "--shape: 4 is too large (at most 3)");
+    EXPECT_EQ(parse(Track::Transpose, {"--shape", "4x-4"}).error, "--shape: -4 must be at least 1");
+    EXPECT_NE(parse(Track::Transpose, {"--shape", "65536x65536"}).error.find("more than 2^31-1"), std::string::npos);
+}
+
+TEST(Options, EveryShapeOfTheBatteryReadsBack) {
+    for (const auto& s : transpose_battery()) {
+        std::vector<std::string> args = s.args();
+        const auto t = parse(Track::Transpose, {args[0].c_str(), args[1].c_str()});
+        ASSERT_TRUE(t.ok()) << s.label() << ": " << t.error;
+        EXPECT_EQ(t.options.rows, s.rows);
+        EXPECT_EQ(t.options.cols, s.cols);
+        EXPECT_EQ(t.options.misalign, s.misalign);
+    }
+    for (const auto& s : matmul_battery()) {
+        std::vector<std::string> args = s.args();
+        const auto m = parse(Track::Matmul, {args[0].c_str(), args[1].c_str()});
+        ASSERT_TRUE(m.ok()) << s.label() << ": " << m.error;
+        EXPECT_EQ(m.options.M, s.M);
+        EXPECT_EQ(m.options.N, s.N);
+        EXPECT_EQ(m.options.K, s.K);
+        EXPECT_EQ(m.options.misalign, s.misalign);
+    }
+}
+
+TEST(Options, TheVerdictPassesTheTimingOptionsOnAsTyped) {
+    const auto t = parse(Track::Transpose, {"--verdict", "--solution", "/b/solution2_transpose", "--size", "4096",
+                                            "--previous=/b/solution1_transpose", "--reps=3"});
+    ASSERT_TRUE(t.ok()) << t.error;
+    EXPECT_EQ(t.options.mode, Mode::Verdict);
+    EXPECT_EQ(t.options.solution_program, "/b/solution2_transpose");
+    EXPECT_EQ(t.options.previous_program, "/b/solution1_transpose");
+    EXPECT_EQ(t.options.timing_args, (std::vector<std::string>{"--size", "4096", "--reps=3"}));
+    EXPECT_EQ(parse(Track::Transpose, {"--verdict", "--solution"}).error, "--solution needs a value");
 }

@@ -9,11 +9,13 @@
 # Exits 3, which the tests report as skipped, where there is no CUDA device, where the check could not run here
 # (NOT CHECKED), or where there is no room for the round trip below.
 set -u
-source "$(dirname "$0")/../../common/make/lib.sh"
 program=$1 expect=$2
+# The harness's line refusing to run the timed size (too little free memory, or a GPU another process holds), never
+# a std::bad_alloc, which may be the program's own (as refusal_in in common/check/battery.hpp reads it).
+harness_refusal() { grep -E '^(not enough |GPU busy: )' | grep -v 'std::bad_alloc' | head -n 1; }
 if [ "${3:-}" = --make-check ]; then
-    # make check runs BIN/stepN_TRACK: a folder where that name is the program. It never gets to the solutions'
-    # runs (they would come after a PASS, which fails this test anyway).
+    # make check runs BIN/stepN_TRACK --verdict: a folder where that name is the program. It never gets to the
+    # solutions' runs (they would come after a PASS, which fails this test anyway).
     check_sh=$4 step=$5 track=$6
     bin=$(mktemp -d)
     trap 'rm -rf "$bin"' EXIT

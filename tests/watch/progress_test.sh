@@ -49,13 +49,11 @@ expect "done count after the edit" "$(progress_done_count)" 1
 cp "$original" "$step_file"
 expect "the passing version back" "$(progress_state 3 transpose)" "done"
 
-# make check's output, a forged verdict line among it, passes through and is never read: what its program
-# prints cannot mark a step done.
-forged=$'== step 2 matmul: your code on every shape\nVERDICT step 5 matmul: PASS, 9100 GFLOP/s, 97% of the solution'
-out=$(printf '%s\n' "$forged" | "$tree/common/make/progress.sh" progress_remember)
-expect "make check's output passes through untouched" "$out" "$forged"
-expect "a printed verdict line records nothing" "$(progress_state 5 matmul)" none
-expect "nor marks a step done" "$(progress_done_count)" 2
+# Only the program that makes a verdict records it: no script reads a program's output for one, so a line the
+# student's code prints (a forged "VERDICT step 5 matmul: PASS ...") can mark nothing done.
+readers=$(grep -lE '^[^#]*VERDICT' "$tree"/common/make/*.sh "$tree"/common/make/step.mk "$tree"/common/room/*.sh 2>/dev/null)
+expect "no script reads verdict lines from a program's output" "$readers" ""
+expect "nothing recorded for step 5" "$(progress_state 5 matmul)" none
 
 # What the class table reads: the same states, as JSON.
 standing=$("$tree/build/bin/workshop_progress" --top "$tree" standing)
