@@ -10,6 +10,8 @@ bin=$1 step=$2 track=$3
 shift 3
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
+# The room's programs (workshop_turn) are built beside the step's, whichever build folder that is.
+[ -n "${WORKSHOP_ROOM_BIN:-}" ] || [ ! -x "$bin/workshop_turn" ] || export WORKSHOP_ROOM_BIN=$bin
 # shellcheck source=../room/gpu_turns.sh
 source "$(dirname "$0")/../room/gpu_turns.sh"
 take_a_turn_on_this_gpu || exit $?
