@@ -8,7 +8,7 @@
 # on the way out, whatever happened. Needs a build (make test or make build first).
 #   .ci/slurm_test.sh
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 export PATH="$PATH:/usr/local/cuda/bin"
 [ -x build/bin/host_tests ] || { echo "error: build/ is missing: run make build (or make test) first" >&2; exit 2; }
@@ -33,6 +33,7 @@ export SLURM_CONF=$tmp/slurm.conf
 daemons=()
 made_conf=no
 
+# shellcheck disable=SC2317  # run by the trap below
 stop_cluster() {
     # Jobs first (so no job step outlives its node daemon), then the daemons, newest first.
     scancel --quiet --full "$(squeue -h -o %i | paste -sd, -)" 2>/dev/null
@@ -48,7 +49,7 @@ stop_cluster() {
     local left=""
     for pid in "${daemons[@]}"; do kill -0 "$pid" 2>/dev/null && left+=" $pid"; done
     echo "== daemons stopped (pids ${daemons[*]})${left:+; STILL RUNNING:$left}"
-    [ $made_conf = yes ] && rm -f "$top/workshop.conf"
+    [ "$made_conf" = yes ] && rm -f "$top/workshop.conf"
     rm -rf "$tmp"
 }
 trap stop_cluster EXIT
@@ -146,7 +147,7 @@ exactly_one_line() {
 same_as_here() {
     local name=$1 here there
     shift
-    WORKSHOP_LAUNCHER= "$@" >"$tmp/here" 2>&1
+    WORKSHOP_LAUNCHER="" "$@" >"$tmp/here" 2>&1
     here=$?
     "$@" >"$tmp/there" 2>&1
     there=$?
@@ -178,8 +179,8 @@ echo "== submitted a job that outlives its one-minute limit (srun --time=1 sleep
 echo "== programs through $WORKSHOP_LAUNCHER"
 expect "host tests in a job" 0 "PASSED" $launch build/bin/host_tests --gtest_brief=1
 expect "bad option in a job" 2 "'abc' is not a whole number" $launch build/bin/solution2_transpose --rows abc
-expect "help in a job" 0 "usage:" $launch build/bin/solution3_matmul --help
-expect "GPU program in a job" 3 "no CUDA device" $launch build/bin/solution5_transpose
+expect "help in a job" 0 "usage:" $launch build/bin/solution2_matmul --help
+expect "GPU program in a job" 3 "no CUDA device" $launch build/bin/solution2_transpose
 # make watch reads its keys from the terminal while its checks run as jobs; srun passes its standard input on to
 # the job unless told otherwise, and would take the keys pressed meanwhile.
 expect "a job leaves the terminal's input alone" 0 "^abc$" bash -c "printf 'abc\n' | { $launch true; cat; }"
@@ -208,6 +209,7 @@ expect "make status writes the class file" 0 "written to the class folder" env W
 expect "make class" 0 "^ci-student +step 1 \(transpose\) +- +- +no GPU: builds only" make class
 # The rows a make status on a GPU writes (no GPU here): step reached and step-5 speed as % of the solution.
 gpu_rows=$'5,transpose,yes,PASS,2800,2826,\n5,matmul,yes,PASS,21000,47000,next\n'
+# shellcheck disable=SC2016  # $1 is the inner shell's
 expect "make class with a GPU's figures" 0 "^gpu-student +step 5 \(matmul\) +99% +45% +a GPU" bash -c \
     'source common/room/class.sh && WORKSHOP_STUDENT=gpu-student class_save "$1" yes >/dev/null && make class' \
     _ "$gpu_rows"
@@ -218,7 +220,7 @@ expect "make test through srun" 0 "tests: [1-9][0-9]* passed, 0 failed, [1-9][0-
     common/make/run_tests.sh build -j "$(nproc)"
 grep -E "^skipped|^  - |^tests:" "$tmp/out"
 # A test that failed in the job: its own output, from ctest's log.
-for failed in $(cut -d: -f2 build/Testing/Temporary/LastTestsFailed.log 2>/dev/null); do
+cut -d: -f2 build/Testing/Temporary/LastTestsFailed.log 2>/dev/null | while IFS= read -r failed; do
     echo "     | output of $failed:"
     awk -v t="Testing: $failed" '$0 ~ t "$" { on = 1 } on && /^"[^"]*" end time/ { exit } on' \
         build/Testing/Temporary/LastTest.log |
@@ -250,11 +252,12 @@ expect "bad partition: make check" 2 "^error: srun refused the job: .*Invalid pa
 
 echo "== waiting for the job over its time limit"
 # The job started in the background above: its exit is wait's, its output what it wrote meanwhile.
+# shellcheck disable=SC2317  # run by expect
 timed_out_job() {
     wait "$timeout_job"
     local code=$?
     cat "$tmp/timeout.out"
-    return $code
+    return "$code"
 }
 expect "time limit: one line" 6 "^error: srun stopped the job: .*DUE TO TIME LIMIT" timed_out_job
 exactly_one_line "time limit"
