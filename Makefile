@@ -1,18 +1,21 @@
 # Top-level entry points. Everything builds through CMake into build/.
 #   make run      the instructor's results table: every solution next to the device's limits (needs a GPU)
-#   make test     host tests everywhere; GPU tests on a GPU (reported as skipped without one)
+#   make test     host tests everywhere; GPU tests on a GPU (without one: not built, reported as skipped)
 #   make bench    the benchmark: every solution and reference over a range of sizes (needs a GPU)
 #   make status   where a student stands: every step and track, builds / correct / speed, and what is next
 #   make class    the class table: every student's status from WORKSHOP_CLASS_DIR (see "Workshop on a cluster")
 #   make watch    the session: rebuilds and checks the step you save, with hints, the list and reset (keys)
-#   make build    configure and build everything
+#   make build    configure and build everything (without a GPU: what runs here; see GPU_TESTS)
 # CUDA_ARCH=80 picks the GPU architecture (default: the GPU's own, or sm_90 without one).
+# GPU_TESTS=ON or OFF, at the first configure, builds the GPU tests or not (default: ON where there is a GPU).
 
 MAKEFLAGS += --no-print-directory
 BUILD_DIR ?= build
 CUDA_ARCH ?=
+GPU_TESTS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH))
+CMAKE_ARGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH)) \
+              $(if $(GPU_TESTS),-DWORKSHOP_GPU_TESTS=$(GPU_TESTS))
 export PATH := $(PATH):/usr/local/cuda/bin
 # GPU programs run through the room's launcher (WORKSHOP_LAUNCHER in the environment or workshop.conf, e.g. srun);
 # builds stay here. Without one they run right here, on the least busy GPU where there are several.

@@ -5,7 +5,7 @@
 # The toolkit is assembled once in a cache folder (.ci/cuda12_toolkit.sh); nothing a README user does changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=build-ci/cuda12
+build="build-ci/cuda12"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 start=$SECONDS

@@ -8,164 +8,14 @@
 # on the way out, whatever happened. Needs a build (make test or make build first).
 #   .ci/slurm_test.sh
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 export PATH="$PATH:/usr/local/cuda/bin"
 [ -x build/bin/host_tests ] || { echo "error: build/ is missing: run make build (or make test) first" >&2; exit 2; }
 
-if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null ||
-    ! command -v munged >/dev/null; then
-    [ "$(id -u)" = 0 ] || {
-        echo "error: Slurm is not installed; as root: apt-get install slurmctld slurmd slurm-client munge" >&2
-        exit 1
-    }
-    echo "== installing slurmctld, slurmd, slurm-client, munge"
-    export DEBIAN_FRONTEND=noninteractive
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-          slurmctld slurmd slurm-client munge; } >/dev/null ||
-        { echo "error: apt-get could not install Slurm and MUNGE" >&2; exit 1; }
-fi
-
-tmp=$(mktemp -d /tmp/workshop-slurm.XXXXXX)
-node=$(hostname -s)
-port=$((20000 + RANDOM % 20000))
-export SLURM_CONF=$tmp/slurm.conf
-daemons=()
-made_conf=no
-
-stop_cluster() {
-    # Jobs first (so no job step outlives its node daemon), then the daemons, newest first.
-    scancel --quiet --full "$(squeue -h -o %i | paste -sd, -)" 2>/dev/null
-    for ((i = 0; i < 50; i++)); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
-    local pid
-    for ((i = ${#daemons[@]} - 1; i >= 0; i--)); do
-        pid=${daemons[i]}
-        kill "$pid" 2>/dev/null
-        for ((w = 0; w < 50; w++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-        kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
-    done
-    wait 2>/dev/null
-    local left=""
-    for pid in "${daemons[@]}"; do kill -0 "$pid" 2>/dev/null && left+=" $pid"; done
-    echo "== daemons stopped (pids ${daemons[*]})${left:+; STILL RUNNING:$left}"
-    [ $made_conf = yes ] && rm -f "$top/workshop.conf"
-    rm -rf "$tmp"
-}
-trap stop_cluster EXIT
-
-# start NAME COMMAND...: a daemon in the foreground of a background process, its output in $tmp/NAME.out.
-start() {
-    local name=$1
-    shift
-    "$@" >"$tmp/$name.out" 2>&1 &
-    daemons+=($!)
-    echo "== started $name (pid $!)"
-}
-
-echo "== one-node cluster in $tmp: node $node, ports $port and $((port + 1))"
-mkdir -p "$tmp/state" "$tmp/spool"
-head -c 128 /dev/urandom >"$tmp/munge.key" && chmod 400 "$tmp/munge.key"
-cat >"$SLURM_CONF" <<EOF
-ClusterName=workshop
-SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$tmp/munge.socket
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
-MailProg=/bin/true
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MpiDefault=none
-SelectType=select/cons_tres
-ReturnToService=2
-KillWait=5
-MinJobAge=3600
-GresTypes=gpu
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:1 State=UNKNOWN
-PartitionName=gpu Nodes=$node Default=YES MaxTime=60 State=UP
-EOF
-echo "Name=gpu File=/dev/null" >"$tmp/gres.conf"  # a stand-in device file: no GPU here
-
-start munged munged -F --force --key-file="$tmp/munge.key" --socket="$tmp/munge.socket" --pid-file="$tmp/munged.pid" \
-    --log-file="$tmp/munged.log" --seed-file="$tmp/munged.seed"
-for ((i = 0; i < 50; i++)); do [ -S "$tmp/munge.socket" ] && break; sleep 0.2; done
-start slurmctld slurmctld -D -f "$SLURM_CONF"
-start slurmd slurmd -D -f "$SLURM_CONF"
-for ((i = 0; i < 150; i++)); do [ "$(sinfo -h -n "$node" -o %t 2>/dev/null)" = idle ] && break; sleep 0.2; done
-if [ "$(sinfo -h -n "$node" -o %t 2>/dev/null)" != idle ]; then
-    echo "error: the node did not come up; the daemons said:" >&2
-    tail -n 5 "$tmp"/*.out "$tmp"/*.log >&2
-    exit 1
-fi
-sinfo
-
-failures=0
-# fail MESSAGE [FILE]: one failed check; FILE, when given, is what the command printed (its last 20 lines shown).
-fail() {
-    echo "FAIL $1"
-    [ -z "${2:-}" ] || sed 's/^/     | /' "$2" | tail -n 20
-    failures=$((failures + 1))
-}
-# expect NAME EXIT REGEX COMMAND...: runs COMMAND; it must exit with EXIT and its output must match REGEX.
-expect() {
-    local name=$1 want=$2 pattern=$3 got
-    shift 3
-    "$@" >"$tmp/out" 2>&1
-    got=$?
-    if [ "$got" = "$want" ] && grep -qE -- "$pattern" "$tmp/out"; then
-        echo "ok   $name: exit $got, $(grep -m1 -E -- "$pattern" "$tmp/out" | cut -c1-150)"
-    else
-        fail "$name: exit $got (expected $want), output should match '$pattern':" "$tmp/out"
-    fi
-}
-# exactly_one_line NAME: the last expect's output was a single line, as a refused or stopped job must print.
-# srun's notes that a job is queued and then allocated are not counted: they come before the program starts,
-# whenever the cluster is busy (here, when another test's job holds the node), and tell a student why it waits.
-exactly_one_line() {
-    local lines
-    lines=$(grep -cvE '^srun: job [0-9]+ (queued and waiting for resources|has been allocated resources)$' "$tmp/out")
-    if [ "$lines" = 1 ]; then
-        echo "ok   $1: exactly one line"
-    else
-        fail "$1: $lines lines:" "$tmp/out"
-    fi
-}
-# same_as_here NAME COMMAND...: COMMAND through the launcher prints and exits exactly as it does without one.
-same_as_here() {
-    local name=$1 here there
-    shift
-    WORKSHOP_LAUNCHER= "$@" >"$tmp/here" 2>&1
-    here=$?
-    "$@" >"$tmp/there" 2>&1
-    there=$?
-    if [ "$here" = "$there" ] && diff -q "$tmp/here" "$tmp/there" >/dev/null; then
-        echo "ok   $name: exit $there through srun, output identical to running it here ($(wc -l <"$tmp/there") lines)"
-    else
-        fail "$name: exit $there through srun, $here here; differences:"
-        diff "$tmp/here" "$tmp/there" | head -n 20 | sed 's/^/     | /'
-    fi
-}
-
-# ran_as_job WHAT NAME: the cluster ran a job named NAME (the program srun started), so WHAT went through it.
-ran_as_job() {
-    # Read whole first: grep -q stops at the first match, and under pipefail scontrol's SIGPIPE would fail the test.
-    local jobs
-    jobs=$(scontrol -o show jobs)
-    if grep -q "JobName=$2 " <<<"$jobs"; then echo "ok   $1 ran as a Slurm job ($2)"
-    else fail "$1: no Slurm job named $2"; fi
-}
+# The one-node cluster (stopped on the way out), then the checks' helpers: fail, expect, same_as_here, ...
+source "$top/.ci/slurm_cluster.sh"
+source "$top/.ci/slurm_checks.sh"
 
 launch=common/room/launch.sh
 export WORKSHOP_LAUNCHER="srun --partition=gpu --gres=gpu:1 --time=5"
@@ -178,8 +28,8 @@ echo "== submitted a job that outlives its one-minute limit (srun --time=1 sleep
 echo "== programs through $WORKSHOP_LAUNCHER"
 expect "host tests in a job" 0 "PASSED" $launch build/bin/host_tests --gtest_brief=1
 expect "bad option in a job" 2 "'abc' is not a whole number" $launch build/bin/solution2_transpose --rows abc
-expect "help in a job" 0 "usage:" $launch build/bin/solution3_matmul --help
-expect "GPU program in a job" 3 "no CUDA device" $launch build/bin/solution5_transpose
+expect "help in a job" 0 "usage:" $launch build/bin/solution2_matmul --help
+expect "GPU program in a job" 3 "no CUDA device" $launch build/bin/solution2_transpose
 # make watch reads its keys from the terminal while its checks run as jobs; srun passes its standard input on to
 # the job unless told otherwise, and would take the keys pressed meanwhile.
 expect "a job leaves the terminal's input alone" 0 "^abc$" bash -c "printf 'abc\n' | { $launch true; cat; }"
@@ -207,9 +57,10 @@ export WORKSHOP_CLASS_DIR=$tmp/class
 me=$(id -un)  # a student's row is named after the login that owns their file, whatever WORKSHOP_STUDENT says
 expect "make status writes the class file" 0 "written to the class folder" env WORKSHOP_STUDENT=ci-student make status
 expect "make class" 0 "^$me +(step [1-5] \((transpose|matmul)\)|done) " make class
-# A record from a progress file with step 5's figures (no GPU here): its shares of the solution's speed.
-printf '5\ttranspose\tPASS\t2800\tGB/s\t99\t-\t-\n5\tmatmul\tPASS\t21000\tGFLOP/s\t45\t-\t-\n' >"$tmp/progress.tsv"
-class_with_figures() { build/bin/workshop_class save "$WORKSHOP_CLASS_DIR" "$tmp/progress.tsv" >/dev/null && make class; }
+# A record from a checkout whose progress has step 5's figures (no GPU here): its shares of the solution's speed.
+mkdir -p "$tmp/top/step5" && cp step5/*.cu "$tmp/top/step5/"
+build/bin/record_verdict "$tmp/top" 5 transpose pass 2800 GB/s 99 && build/bin/record_verdict "$tmp/top" 5 matmul pass 21000 GFLOP/s 45
+class_with_figures() { build/bin/workshop_class save "$WORKSHOP_CLASS_DIR" "$tmp/top" >/dev/null && make class; }
 expect "make class with a GPU's figures" 0 "^$me +step 1 \(transpose\) +99% +45% " class_with_figures
 unset WORKSHOP_CLASS_DIR
 
@@ -218,7 +69,7 @@ expect "make test through srun" 0 "tests: [1-9][0-9]* passed, 0 failed, [1-9][0-
     common/make/run_tests.sh build -j "$(nproc)"
 grep -E "^skipped|^  - |^tests:" "$tmp/out"
 # A test that failed in the job: its own output, from ctest's log.
-for failed in $(cut -d: -f2 build/Testing/Temporary/LastTestsFailed.log 2>/dev/null); do
+cut -d: -f2 build/Testing/Temporary/LastTestsFailed.log 2>/dev/null | while IFS= read -r failed; do
     echo "     | output of $failed:"
     awk -v t="Testing: $failed" '$0 ~ t "$" { on = 1 } on && /^"[^"]*" end time/ { exit } on' \
         build/Testing/Temporary/LastTest.log |
@@ -250,11 +101,12 @@ expect "bad partition: make check" 2 "^error: srun refused the job: .*Invalid pa
 
 echo "== waiting for the job over its time limit"
 # The job started in the background above: its exit is wait's, its output what it wrote meanwhile.
+# shellcheck disable=SC2317  # run by expect
 timed_out_job() {
     wait "$timeout_job"
     local code=$?
     cat "$tmp/timeout.out"
-    return $code
+    return "$code"
 }
 expect "time limit: one line" 6 "^error: srun stopped the job: .*DUE TO TIME LIMIT" timed_out_job
 exactly_one_line "time limit"

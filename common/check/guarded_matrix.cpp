@@ -55,9 +55,9 @@ void GuardedMatrix::download(float* host) const {
 // such a stream, the poison waits behind a hold of 20 ms, longer than any launch of the battery takes to be queued
 // and run: such a kernel then runs first, and its output is poisoned after it, on every launch.
 // The shared memory is poisoned too, and first: CUDA loads a kernel when it is first used, and the load of the
-// poison's kernel waited for the device, the hold included, which let the kernel on the other stream run last
-// (in a test on the H100). Only where the guards are on: without them the shapes run under compute-sanitizer,
-// whose racecheck would follow every store of that poison, and the same shapes have run with it.
+// poison's kernel waited for the device, the hold included, which let the kernel on the other stream run last.
+// Only where the guards are on: without them the shapes run under compute-sanitizer, whose racecheck would
+// follow every store of that poison, and the same shapes have run with it.
 void GuardedMatrix::poison() {
     if (after_ > 0) fill_shared_memory(kSharedPoisonBits);  // guards on
     if (non_blocking_streams_made() > 0) hold_the_default_stream(20000);

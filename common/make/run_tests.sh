@@ -42,11 +42,15 @@ if [ "$skipped" -gt 0 ]; then
     echo "skipped $skipped tests, for these reasons:"
     { grep -A1 -E ': Skipped$' "$details" | grep -vE ': Skipped$|^--$'
       # A script's or a command-line test's reason: "no CUDA device" in the output of a test that was skipped
-      # (cli.no_device passes with the same words), too little memory (the largest.* tests, and the student bugs
-      # that only step 1's very large round trip shows), or a check that could not run here (NOT CHECKED).
+      # (cli.no_device passes with the same words), what was not built for want of a GPU (WORKSHOP_GPU_TESTS),
+      # too little memory (the largest.* tests, and the student bugs that only step 1's very large round trip
+      # shows), or a check that could not run here (NOT CHECKED).
       grep -E 'Test +#[0-9]+: .*\*\*\*Skipped' "$log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/' |
           awk 'NR == FNR { skipped[$0] = 1; next }
                /^[0-9]+\/[0-9]+ Testing: / { on = ($NF in skipped) }
+               on && /^skipped: .*; not built: / {
+                   sub(/^skipped: [^;]*; /, ""); sub(/ \(configure with .*/, ""); print
+                   print "the tests not built: configure with -DWORKSHOP_GPU_TESTS=ON on a GPU machine" }
                on && /no CUDA device/ { print "no CUDA device" }
                on && /^not enough (device|host) memory/ { print "not enough " $3 " memory for the largest matrices of some tests" }
                on && /^skipped: NOT CHECKED: / { print "make check could not run here (NOT CHECKED: the test says why)" }' \

@@ -34,7 +34,7 @@ fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null || {
+    { apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null; } || {
         echo "error: apt-get could not install ${missing[*]}" >&2
         exit 1
     }

@@ -38,8 +38,8 @@ void make_context(const DeviceFacts& d) {
     const cudaError_t made = cudaFree(nullptr);
     if (made == cudaSuccess) return;
     if (made == cudaErrorMemoryAllocation) {
-        // Not only memory: a GPU takes only so many processes. On an H200 with 79 to 115 processes, most new ones
-        // were refused a context with this error while two thirds of its memory were free.
+        // Not only memory: a GPU takes only so many processes, and refuses a context with this error past that,
+        // however much of its memory is free.
         fmt::print(stderr,
                    "not enough device memory: no room for a CUDA context on GPU {} ({}); other programs hold "
                    "its memory, or as many processes as it takes\n",

@@ -11,12 +11,10 @@ namespace {
 
 // A copy does nothing but stream: each thread moves one 16-byte float4, every warp access is 512 contiguous
 // bytes, and `__restrict__` lets the loads go through the read-only path. No transpose can move its bytes faster
-// than this, so the yardstick must be the fastest copy we can write, at least as fast as cudaMemcpy. On the H100,
-// giving each thread 2, 4 or 8 float4s, a grid-stride loop over a fixed number of blocks, streaming loads and
-// stores, or loads that skip L1 were 0.1-5% slower. The last count % 4 floats, past the last whole float4, go to
-// the threads after the last float4's, one float each, in the same launch: a second, one-warp launch for them
-// made the copy 1.8% slower at 8191 x 8193 on the H200 (4073-4083 GB/s against 4152-4156), and step 5's share of
-// it at the odd sizes read 1.8 points too high.
+// than this, so the yardstick must be the fastest copy we can write, at least as fast as cudaMemcpy; the variants
+// tried were all slower (step5/MEASURED.md). The last count % 4 floats, past the last whole float4, go to the
+// threads after the last float4's, one float each, in the same launch: a second launch for them would slow the
+// copy at odd sizes, and step 5's share of it there would read too high.
 __global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ out, int64_t vectors, int tail) {
     const int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (i < vectors) {
@@ -46,11 +44,8 @@ __global__ void shared_memory_fill_kernel(uint32_t bits, int words) {
 }  // namespace
 
 // The block size is the one choice that paid, and the best one differs from GPU to GPU, so the harness times the
-// kernel with each of kCopyBlockSizes and keeps the faster (transpose_program.cpp). With L2 flushed before each
-// launch, % of cudaMemcpy at 8192 x 8192 for blocks of 256 and 1024 threads: on the H100 100.0% and 100.6-100.8%
-// (100.4% and 101.3% at 16384 x 16384), on the H200 100.0% and 96.4% (100.4% and 96.7%). Our reading: the H100
-// gains from a quarter as many blocks to start; on the H200, whose DRAM is 1.4 times faster behind the same SMs,
-// a block of 1024 threads holds half of an SM's threads until its last warp is done, and that idle time costs more.
+// kernel with each of kCopyBlockSizes and keeps the faster (transpose_program.cpp; the figures per GPU are in
+// step5/MEASURED.md).
 LaunchInfo launch_copy(const float* in, float* out, int64_t count, int threads_per_block) {
     if (count <= 0) return LaunchInfo{};
     const int64_t vectors = count / 4;  // cudaMalloc'd pointers are 256-byte aligned
@@ -69,11 +64,9 @@ void hold_the_default_stream(int64_t microseconds) {
 
 // Each block keeps a kilobyte of its SM's shared memory for the system, and where a later kernel's blocks sit
 // depends on how much shared memory it asks for: so two launches, with the largest blocks (one per SM) and then
-// with blocks of 48 KB, the most a kernel may have without asking. On the H100, a kernel with a 4 KB tile
-// launched after them read the poison in all of its tile; after the largest alone, in 94% of it (a kilobyte or
-// two of one block in four were zeros), and after the largest and then half of that, 93.75%. They take 8
-// microseconds a launch. In order on the default stream: between two kernels of this program, a kernel of another
-// program may use the SMs, and then they hold its values, or zeros.
+// with blocks of 48 KB, the most a kernel may have without asking; the largest alone left some of a later tile
+// unpoisoned (step5/MEASURED.md). In order on the default stream: between two kernels of this program, a kernel
+// of another program may use the SMs, and then they hold its values, or zeros.
 void fill_shared_memory(uint32_t bits) {
     static const int sms = attribute_of_this_gpu(cudaDevAttrMultiProcessorCount);
     static const int most_bytes = attribute_of_this_gpu(cudaDevAttrMaxSharedMemoryPerBlockOptin);

@@ -42,9 +42,8 @@ bool timed_enough(Clock::time_point first, int done, const TimingPlan& plan) {
 
 // Why the rounds are queued in batches. Waiting for each launch before the next leaves the GPU idle, and an
 // event recorded on an idle GPU stamps its time at once, before the launch that follows it has left the CPU:
-// every timing then held the host's launch latency too, a few microseconds that vary with the CPU's state.
-// On the H100 that was 2% of a 0.19 ms copy, and it moved the medians at transpose 8192 by up to 2-3.5% from
-// one process to the next; queued ahead, 0.1-0.2% (RESULTS.md). Each launch then starts as the one before it
+// every timing then held the host's launch latency too, a few microseconds that vary with the CPU's state, enough
+// to move the medians from one process to the next (step5/MEASURED.md). Each launch then starts as the one before it
 // ends, and its events time it alone, as long as the GPU never catches up with the host: the hold below sees
 // to that.
 constexpr double kBatchSeconds = 0.02;
@@ -53,8 +52,7 @@ constexpr int kMaxBatchRounds = 64;
 // Why a batch is held back until it is all queued. Queuing alone keeps the GPU busy only while the host enqueues
 // faster than the GPU runs. A 1024 x 1024 transpose lasts about 5 microseconds, not much longer than the host takes
 // to enqueue it, so the GPU can catch up and sit idle, and the start events are again stamped before their launches
-// have left the CPU. (On the H100, in two runs without the hold, cudaMemcpy at transpose 1024 read 1713 and 1372
-// GB/s, and cuBLAS FP32 at matmul 256^3 2970 and 2149 GFLOP/s; with it, within 2.3%.) So each batch begins with a
+// have left the CPU, and two runs of one kernel read far apart (step5/MEASURED.md). So each batch begins with a
 // kernel that waits on the GPU until the host says the batch is queued (a flag in host memory the GPU can read);
 // then the launches run back to back, each timed alone. The wait has a limit: a run that synchronises the device
 // itself (a student's launch may call cudaDeviceSynchronize) would otherwise wait for a kernel that waits for it.

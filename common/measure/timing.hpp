@@ -40,9 +40,8 @@ Timing time_on_gpu(const std::function<void()>& run, const TimingPlan& plan);
 //
 // `before_each`, when given, is queued untimed before every timed run (unless L2 is flushed, when the flush is what
 // every run follows), so that every timed run follows the same launch. In turn without it, each launch had its own
-// predecessor, and the predecessor counts: on the H200, at 8192 x 8192, whatever came right after the 1024-thread
-// copy read 0.3% faster than after the 256-thread one, the same kernel or cudaMemcpy (RESULTS.md). Our reading: a
-// run starts while the last lines the run before it wrote are still in L2, and pays for writing them to DRAM.
+// predecessor, and the predecessor counts (RESULTS.md): a run starts while the last lines the run before it wrote
+// are still in L2, and pays for writing them to DRAM.
 std::vector<Timing> time_on_gpu_in_turn(const std::vector<std::function<void()>>& runs, const TimingPlan& plan,
                                         const std::function<void()>& before_each = {});
 

@@ -69,10 +69,10 @@ const TrackSpec kTracks[] = {
 
 // ---- the command line: every option checked before anything runs ----------------------------------------
 
-enum class Mode { Table, Sweep, Replot };
+enum class ResultsMode { Table, Sweep, Replot };
 
 struct Settings {
-    Mode mode = Mode::Table;
+    ResultsMode mode = ResultsMode::Table;
     fs::path out = "results";
     bool out_given = false;
     fs::path replot;                     // --replot's folder
@@ -114,7 +114,7 @@ std::string check_passed_on(const std::vector<std::string>& passed_on) {
 }
 
 std::string check_settings(const Settings& s) {
-    const bool replot = s.mode == Mode::Replot;
+    const bool replot = s.mode == ResultsMode::Replot;
     if (!s.date.empty() && (!replot || !std::regex_match(s.date, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}"))))
         return fmt::format("--date: '{}' {}", printable(s.date),
                            replot ? "is not a date like 2026-11-22" : "goes with --replot");
@@ -147,7 +147,7 @@ bool take_option(int argc, char** argv, int& i, ParsedArguments& p) {
     if (name == "--track") s.only = value;
     if (name == "--replot") s.replot = value;
     if (name == "--date") s.date = value;
-    if (name == "--sweep") s.mode = Mode::Sweep;
+    if (name == "--sweep") s.mode = ResultsMode::Sweep;
     if (name == "--help" || name == "-h") p.help = true;
     if (kPassedOnWithValue.count(name)) s.passed_on.insert(s.passed_on.end(), {name, value});
     if (kPassedOnFlags.count(name)) s.passed_on.push_back(name);
@@ -160,10 +160,10 @@ ParsedArguments parse_arguments(int argc, char** argv) {
         if (!take_option(argc, argv, i, p)) return p;
     Settings& s = p.settings;
     if (p.help) return p;
-    if (!s.replot.empty() && s.mode == Mode::Sweep)
+    if (!s.replot.empty() && s.mode == ResultsMode::Sweep)
         p.error = "--sweep and --replot do not go together: --replot runs nothing";
     else if (!s.replot.empty())
-        s.mode = Mode::Replot;
+        s.mode = ResultsMode::Replot;
     if (p.error.empty()) p.error = check_settings(s);
     return p;
 }
@@ -521,7 +521,7 @@ int replot(const Settings& s) {
 bool measure_track(const Settings& s, const TrackSpec& spec, const fs::path& bin, const std::string& today,
                    std::vector<ResultFile>& files, std::vector<Variation>& variations) {
     std::vector<ResultRow> rows;
-    if (s.mode == Mode::Table) {
+    if (s.mode == ResultsMode::Table) {
         const bool ok = gather_table(spec, bin, s.passed_on, rows);
         stamp_date(rows, today);
         publish_table(spec, rows, files);
@@ -552,7 +552,7 @@ int measure(const Settings& s) {
         if (wanted(s, spec)) ok &= measure_track(s, spec, bin, today, files, variations);
     print_variation(variations);
     write_result_files(s.out, files);
-    const bool sweep = s.mode == Mode::Sweep;
+    const bool sweep = s.mode == ResultsMode::Sweep;
     const std::string tracks = s.only.empty() ? "{transpose,matmul}" : s.only;
     fmt::print("\nwritten: {}/{}{}.{{csv,json,svg}}", s.out.string(), sweep ? "bench_" : "", tracks);
     if (sweep) fmt::print(" and {}/bench_odd_shapes_{}.{{csv,json}}", s.out.string(), tracks);
@@ -576,7 +576,7 @@ int main(int argc, char** argv) {
     // than SIGXFSZ ending the program.
     std::signal(SIGXFSZ, SIG_IGN);
     try {
-        return parsed.settings.mode == Mode::Replot ? replot(parsed.settings) : measure(parsed.settings);
+        return parsed.settings.mode == ResultsMode::Replot ? replot(parsed.settings) : measure(parsed.settings);
     } catch (const FileError& e) {
         fmt::print(stderr, "error: {}\n", e.what());
         return kExitCannotWrite;

@@ -17,9 +17,8 @@
 namespace workshop {
 
 // A vector whose elements start uninitialized, for host matrices that fill_random or fill_poison (or a copy from
-// the device) overwrite at once. A std::vector<float> of n zeroes writes every fresh page once, on one thread: 2.2 s
-// for the two 2.15 GB matrices of step 1's largest round trip, on the H100's host, where those parallel fills then
-// take 0.2 s, touching the pages first.
+// the device) overwrite at once. A std::vector<float> of n zeroes writes every fresh page once, on one thread,
+// which for the largest matrices takes far longer than the parallel fills that follow (step5/MEASURED.md).
 template <typename T>
 struct UninitializedAllocator : std::allocator<T> {
     using value_type = T;

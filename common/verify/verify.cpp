@@ -134,10 +134,53 @@ constexpr int64_t kEdgeBand = 128;
 
 // Rows scanned together: reading a band column by column touches both matrices of a transpose (and a
 // column-major product) in runs of contiguous memory, where a row-by-row scan would stride through one of them
-// and miss the cache on every element. At 8192 x 8192 that was most of the time of a checked run.
+// and miss the cache on every element.
 constexpr int64_t kBandRows = 32;
 
 bool comes_before(const Mismatch& a, const Mismatch& b) { return a.row < b.row || (a.row == b.row && a.col < b.col); }
+
+// The hint for a wrong answer, from what the scan counted: the cause that explains the most is named first.
+// only_edges_wrong: every wrong element lies within kEdgeBand of the far edges of an output larger than that.
+std::string hint_for(const Verdict& v, bool only_edges_wrong) {
+    if (v.unwritten == v.checked) {
+        return "Nothing was written: the output still holds the NaN poison (did the kernel run, and does it store to "
+               "the output?)";
+    } else if (v.from_unset_shared > 0) {
+        // Before the edges' hint: it names the cause, and a guard that skips loads is the usual one.
+        return fmt::format(
+            "{} elements hold the NaN the check fills shared memory with before each launch: the "
+            "kernel stored slots of its shared tile that no thread wrote. Do the load's and the "
+            "store's bounds tests agree on which elements exist (the same sizes, the same "
+            "comparisons), and is every slot written before a __syncthreads() and read after it?",
+            v.from_unset_shared);
+    } else if (v.from_fresh_allocation > 0) {
+        // Before the edges' hint too: a copy in that stops a row short leaves only an edge of the answer wrong, and
+        // that hint would send the student to the kernel's bounds tests.
+        return fmt::format(
+            "{} elements hold the NaN the check fills new memory with: they came from a buffer "
+            "allocated during the call (cudaMalloc, cudaMallocHost) that nothing wrote. Was the "
+            "whole input copied into each buffer on its way to the kernel (memcpy's and "
+            "cudaMemcpy's counts are in bytes; the destination comes first), and does the kernel "
+            "store every element of its output?",
+            v.from_fresh_allocation);
+    } else if (only_edges_wrong) {
+        return v.unwritten == v.wrong
+                   ? "Only the last rows/columns were never written: does the grid round its block count up, so "
+                     "partial tiles are covered?"
+                   : "Only the edges are wrong: check the bounds tests of the partial tiles at the far edges";
+    } else if (v.unwritten > 0) {
+        return fmt::format("{} elements were never written (still holding the poison)", v.unwritten);
+    } else if (v.written_nan > 0) {
+        return fmt::format(
+            "{} elements are NaNs the kernel stored (not the poison): does it read the output before "
+            "writing it (+= into memory nobody zeroed), read outside the inputs, read memory it "
+            "allocated and never wrote, or read slots of a shared tile that no thread wrote (the "
+            "check fills new allocations and shared memory with NaN: CUDA promises nothing about "
+            "what they hold, and zero times a NaN is a NaN)?",
+            v.written_nan);
+    }
+    return "";
+}
 
 // Scans an out_rows x out_cols output, bands of rows in parallel. `at(r, c)` returns {expected, actual, within
 // tolerance}; the actual value comes as a float so that the poison can be told from a NaN the kernel computed.
@@ -188,45 +231,7 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     v.from_fresh_allocation = from_fresh_allocation;
     v.max_error = max_error;
     v.ok = v.wrong == 0;
-    if (v.ok) return v;
-    if (v.unwritten == v.checked) {
-        v.hint =
-            "Nothing was written: the output still holds the NaN poison (did the kernel run, and does it store to "
-            "the output?)";
-    } else if (v.from_unset_shared > 0) {
-        // Before the edges' hint: it names the cause, and a guard that skips loads is the usual one.
-        v.hint = fmt::format(
-            "{} elements hold the NaN the check fills shared memory with before each launch: the "
-            "kernel stored slots of its shared tile that no thread wrote. Do the load's and the "
-            "store's bounds tests agree on which elements exist (the same sizes, the same "
-            "comparisons), and is every slot written before a __syncthreads() and read after it?",
-            v.from_unset_shared);
-    } else if (v.from_fresh_allocation > 0) {
-        // Before the edges' hint too: a copy in that stops a row short leaves only an edge of the answer wrong, and
-        // that hint would send the student to the kernel's bounds tests.
-        v.hint = fmt::format(
-            "{} elements hold the NaN the check fills new memory with: they came from a buffer "
-            "allocated during the call (cudaMalloc, cudaMallocHost) that nothing wrote. Was the "
-            "whole input copied into each buffer on its way to the kernel (memcpy's and "
-            "cudaMemcpy's counts are in bytes; the destination comes first), and does the kernel "
-            "store every element of its output?",
-            v.from_fresh_allocation);
-    } else if (interior_exists && !interior_bad) {
-        v.hint = v.unwritten == v.wrong
-                     ? "Only the last rows/columns were never written: does the grid round its block count up, so "
-                       "partial tiles are covered?"
-                     : "Only the edges are wrong: check the bounds tests of the partial tiles at the far edges";
-    } else if (v.unwritten > 0) {
-        v.hint = fmt::format("{} elements were never written (still holding the poison)", v.unwritten);
-    } else if (v.written_nan > 0) {
-        v.hint = fmt::format(
-            "{} elements are NaNs the kernel stored (not the poison): does it read the output before "
-            "writing it (+= into memory nobody zeroed), read outside the inputs, read memory it "
-            "allocated and never wrote, or read slots of a shared tile that no thread wrote (the "
-            "check fills new allocations and shared memory with NaN: CUDA promises nothing about "
-            "what they hold, and zero times a NaN is a NaN)?",
-            v.written_nan);
-    }
+    if (!v.ok) v.hint = hint_for(v, interior_exists && !interior_bad);
     return v;
 }
 

@@ -15,7 +15,7 @@ status=0
 fail() { echo "FAIL: $1"; sed 's/^/  | /' "$dir/out"; status=1; }
 
 start() {  # start ONE_AT_A_TIME: the timing run as make check starts it
-    CUDA_VISIBLE_DEVICES= WORKSHOP_ONE_PROCESS_AT_A_TIME=$1 WORKSHOP_TIMING_GATE="$gate" "$program" --size 64 \
+    CUDA_VISIBLE_DEVICES="" WORKSHOP_ONE_PROCESS_AT_A_TIME=$1 WORKSHOP_TIMING_GATE="$gate" "$program" --size 64 \
         >"$dir/out" 2>&1 &
     pid=$!
 }
@@ -29,16 +29,21 @@ ended_with() {  # ended_with CODE: waits up to 10 s for the program to end, whic
 }
 
 start 0
-ended_with 3 && grep -q "no CUDA device" "$dir/out" && echo "ok: a GPU that takes many: the device first (exit 3 at once)" ||
+if ended_with 3 && grep -q "no CUDA device" "$dir/out"; then
+    echo "ok: a GPU that takes many: the device first (exit 3 at once)"
+else
     fail "a GPU that takes many: expected exit 3 with no CUDA device, before the gate"
+fi
 
 start 1
 sleep 1
 if kill -0 $pid 2>/dev/null; then
     echo stop >&"$gate_fd"
-    ended_with 0 && ! grep -q "no CUDA device" "$dir/out" &&
-        echo "ok: one process at a time: waits at the gate, and a word other than go ends it untouched (exit 0)" ||
+    if ended_with 0 && ! grep -q "no CUDA device" "$dir/out"; then
+        echo "ok: one process at a time: waits at the gate, and a word other than go ends it untouched (exit 0)"
+    else
         fail "one process at a time: after stop, expected exit 0 without a look at the device"
+    fi
 else
     fail "one process at a time: the program did not wait at the gate"
 fi
@@ -46,7 +51,9 @@ fi
 start 1
 sleep 1
 echo go >&"$gate_fd"
-ended_with 3 && grep -q "no CUDA device" "$dir/out" &&
-    echo "ok: one process at a time: after go, the device (exit 3)" ||
+if ended_with 3 && grep -q "no CUDA device" "$dir/out"; then
+    echo "ok: one process at a time: after go, the device (exit 3)"
+else
     fail "one process at a time: after go, expected exit 3 with no CUDA device"
+fi
 exit $status
