@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A student's progress, remembered across sessions in .workshop/ at the top of the checkout: the record and its
-# rules are workshop_progress's (common/programs/progress.hpp); these are the shell's ways to ask it. Source it
+# rules are workshop_progress's (common/progress/progress.hpp); these are the shell's ways to ask it. Source it
 # (it defines functions only), or run one of its functions: progress.sh keep_starting_points.
 # The program lives in the build folder PROGRESS_BUILD (else BUILD_DIR, else build/), and is built on first use.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make status: where a student stands, every step and track (the table is workshop_progress's status:
-# common/programs/progress_status.hpp). Here: each step's program built alone, so one that does not compile
+# common/progress/progress_status.hpp). Here: each step's program built alone, so one that does not compile
 # shows its error and the others still run; one make status at a time per build folder; every figure from one GPU.
 #   status.sh BUILD_DIR [--recorded]      (--recorded: builds and runs nothing; the remembered verdicts only)
 set -u

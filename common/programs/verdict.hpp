@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "programs/progress.hpp"
+#include "progress/progress.hpp"
 
 namespace workshop {
 

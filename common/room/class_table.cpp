@@ -17,7 +17,7 @@
 
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
-#include "programs/progress.hpp"
+#include "progress/progress.hpp"
 
 namespace workshop::room {
 

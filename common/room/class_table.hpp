@@ -16,11 +16,11 @@ struct StepStanding {
     int step = 0;
     std::string track;
     bool passed = false;
-    bool done = false;  // as make status counts it (programs/progress.hpp)
+    bool done = false;  // as make status counts it (progress/progress.hpp)
     int percent = 0;    // of the solution's speed; 0 where no kernel ran
 };
 
-// Where the student in the checkout at `checkout_top` stands (programs/progress.hpp); nothing where no step has a
+// Where the student in the checkout at `checkout_top` stands (progress/progress.hpp); nothing where no step has a
 // verdict yet.
 std::vector<StepStanding> read_progress(const std::filesystem::path& checkout_top);
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "base/files.hpp"
-#include "programs/progress.hpp"
+#include "progress/progress.hpp"
 
 namespace fs = std::filesystem;
 using namespace workshop;

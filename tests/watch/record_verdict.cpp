@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/files.hpp"
-#include "programs/progress.hpp"
+#include "progress/progress.hpp"
 
 int main(int argc, char** argv) {
     using workshop::Outcome;

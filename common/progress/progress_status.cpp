@@ -1,4 +1,4 @@
-#include "programs/progress_status.hpp"
+#include "progress/progress_status.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -16,7 +16,7 @@
 
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
-#include "programs/progress.hpp"
+#include "progress/progress.hpp"
 
 extern char** environ;
 

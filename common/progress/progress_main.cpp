@@ -19,8 +19,8 @@
 
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
-#include "programs/progress.hpp"
-#include "programs/progress_status.hpp"
+#include "progress/progress.hpp"
+#include "progress/progress_status.hpp"
 
 namespace fs = std::filesystem;
 using namespace workshop;

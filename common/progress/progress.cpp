@@ -1,4 +1,4 @@
-#include "programs/progress.hpp"
+#include "progress/progress.hpp"
 
 #include <sys/file.h>
 #include <unistd.h>
