@@ -94,13 +94,15 @@ void make_shared_folder(const std::filesystem::path& folder) {
     // is take the files away, which the callers report.
     const bool sticky = st.st_mode & S_ISVTX;
     if (st.st_uid != 0 && st.st_uid != ::geteuid() && !sticky)
-        throw FileError(fmt::format("{} belongs to {} and is not sticky: another user could replace its files; "
-                                    "remove it, or have it made with mode 1777",
-                                    folder.string(), owner_name(st.st_uid)));
+        throw FileError(
+            fmt::format("{} belongs to {} and is not sticky: another user could replace its files; "
+                        "remove it, or have it made with mode 1777",
+                        folder.string(), owner_name(st.st_uid)));
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky)
-        throw FileError(fmt::format("{} may be written by others but is not sticky (mode {:o}): another user could "
-                                    "replace its files",
-                                    folder.string(), st.st_mode & 07777));
+        throw FileError(
+            fmt::format("{} may be written by others but is not sticky (mode {:o}): another user could "
+                        "replace its files",
+                        folder.string(), st.st_mode & 07777));
 }
 
 int open_lock_file(const std::filesystem::path& path) {

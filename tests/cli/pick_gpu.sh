@@ -20,7 +20,7 @@ chmod +x "$dir/bin/show_gpu"
 export PATH="$dir/bin:$PATH"
 # No launcher and no GPU setting from a workshop.conf, unless a case sets one; no make check waiting for a turn on
 # this machine's GPUs, unless a case leaves its marker (in a folder of its own).
-export WORKSHOP_LAUNCHER= WORKSHOP_GPU=
+export WORKSHOP_LAUNCHER='' WORKSHOP_GPU=''
 unset CUDA_VISIBLE_DEVICES
 export TMPDIR="$dir/tmp"
 mkdir -p "$TMPDIR/workshop-gpu-turns"
@@ -84,7 +84,8 @@ expect "a GPU split into MIG instances" unset \
 expect "nvidia-smi fails" unset FAKE_SMI_FAILS=1
 expect "nvidia-smi lists nothing" unset FAKE_GPUS=
 # Inside a scheduler's job the scheduler has chosen: the job runs with WORKSHOP_GPU=any and nothing is picked.
-got=$(WORKSHOP_LAUNCHER=env "$launch_sh" bash -c 'echo "${CUDA_VISIBLE_DEVICES-unset} ${WORKSHOP_GPU-unset}"' 2>&1)
+# shellcheck disable=SC2016  # the inner shell expands them
+got=$(WORKSHOP_LAUNCHER="env" "$launch_sh" bash -c 'echo "${CUDA_VISIBLE_DEVICES-unset} ${WORKSHOP_GPU-unset}"' 2>&1)
 if [ "$got" = "unset any" ]; then echo "ok: with a launcher: $got"
 else echo "FAIL: with a launcher: '$got' (wanted 'unset any')"; status=1; fi
 
@@ -127,6 +128,7 @@ expect "... but six on the other: alice's GPU (five against six)" "$first" WORKS
     FAKE_PROCESSES="$(printf '%s\n' "$other" "$other" "$other" "$other" "$other" "$other")"
 said=$(WORKSHOP_STUDENT=alice FAKE_PROCESSES=$(printf '%s\n' "$other" "$other" "$other" "$other" "$other" "$other") \
     script -qec "$launch_sh true" /dev/null | tr -d '\r')
+# shellcheck disable=SC2015  # ok only prints
 [[ $said == *"which has the fewest processes on it now: 0, and 1 make check(s) waiting for a turn (five each);"* ]] &&
     echo "ok: the line on a terminal counts the waiting check: $said" ||
     { echo "FAIL: the line on a terminal with a check waiting: '$said'"; status=1; }
@@ -135,14 +137,17 @@ wait "$holder" 2>/dev/null
 rm -f "$TMPDIR/workshop-gpu-turns/"*
 
 # make status and make watch keep to one GPU for the whole command: keep_to_one_gpu exports the pick.
+# shellcheck source=../../common/make/lib.sh
 got=$(source "$make_dir/lib.sh" && FAKE_PROCESSES=$'GPU-aaaa-0000\n' keep_to_one_gpu && show_gpu)
 if [ "$got" = GPU-bbbb-1111 ]; then echo "ok: keep_to_one_gpu exports the pick ($got)"
 else echo "FAIL: keep_to_one_gpu: the program saw '$got' (wanted GPU-bbbb-1111)"; status=1; fi
+# shellcheck source=../../common/make/lib.sh
 got=$(source "$make_dir/lib.sh" && WORKSHOP_GPU=sideways keep_to_one_gpu 2>&1; echo "exit $?")
 if [ "$(tail -n 1 <<<"$got")" = "exit 2" ]; then echo "ok: keep_to_one_gpu refuses a bad WORKSHOP_GPU"
 else echo "FAIL: keep_to_one_gpu with a bad WORKSHOP_GPU: $got"; status=1; fi
 
 # The one-process-at-a-time test looks at the picked GPU only.
+# shellcheck source=../../common/make/lib.sh
 source "$make_dir/lib.sh"
 if FAKE_EXCLUSIVE=GPU-aaaa-0000 CUDA_VISIBLE_DEVICES=GPU-bbbb-1111 gpu_takes_one_process_at_a_time; then
     echo "FAIL: one process at a time: GPU 0's compute mode counted for GPU 1"; status=1

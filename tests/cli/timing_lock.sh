@@ -15,6 +15,7 @@ if [ $code -eq 3 ]; then cat "$dir/out"; exit 3; fi  # no CUDA device: the progr
 
 lock="$dir/GPU-test.timing"
 : >"$lock"
+# shellcheck disable=SC2016  # the inner shell expands them
 flock "$lock" bash -c 'touch "$1/held"; sleep 3; echo "$EPOCHREALTIME" >"$1/let_go"' _ "$dir" &
 holder=$!
 for ((i = 0; i < 200; i++)); do [ -e "$dir/held" ] && break; sleep 0.05; done
