@@ -14,12 +14,8 @@ gpu_takes_one_process_at_a_time() {
     smi_of_this_gpu --query-gpu=compute_mode --format=csv,noheader 2>/dev/null | grep -q Exclusive_Process
 }
 
-# step_rate PROGRAM [options]: the GB/s or GFLOP/s on the step's own row of PROGRAM's CSV output (empty when the
-# program launched no kernel). Only make status still reads it here; make check takes its rates as JSON, in C++.
-rate_options=(--csv --no-references --no-host)
 # One launch and no timing loop (the programs time for a second by default): for probes and profiles.
 single_run=(--reps 1 --min-time 0 --warmup 0)
-step_rate() { "$@" "${rate_options[@]}" | awk -F, '$3 == "step" { print $10 }'; }
 
 # no_device_line PROGRAM: prints the program's one line saying there is no CUDA device, and succeeds, when
 # there is none; prints nothing and fails when there is one. (no_device_line launch PROGRAM: where it runs.)
