@@ -6,12 +6,14 @@
 #   make solution   build and run this step's solution
 #   make sanitize   compute-sanitizer's memcheck, racecheck and synccheck on your code at a small size
 #   make profile    Nsight Compute counters of your kernel, under the names the lesson uses
-#   make watch      the session: every save rebuilds and checks; keys for hints, profile, reset (see README)
+#   make watch      the session: every save rebuilds and checks; keys for hints, profile, reset (docs/commands.md)
 #   make clean      remove this step's programs
 # ARGS="--size 4096" passes options to the programs; CUDA_ARCH=80 picks the GPU architecture.
 
 MAKEFLAGS += --no-print-directory
-TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
+# Paths stay relative to the step folder (TOP is ".."): make splits words at spaces, so an absolute path would
+# break every target in a checkout whose path has a space in it.
+TOP := $(patsubst %/common/make/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 BUILD_DIR ?= $(TOP)/build
 BIN := $(BUILD_DIR)/bin
 TRACK ?= transpose matmul
@@ -38,7 +40,7 @@ all: build
 
 # Configuring is the top-level Makefile's job: one build folder and one set of options for every step.
 $(BUILD_DIR)/CMakeCache.txt:
-	@$(MAKE) -C $(TOP) configure BUILD_DIR=$(BUILD_DIR) CUDA_ARCH=$(CUDA_ARCH) QUIET=1
+	@$(MAKE) -C $(TOP) configure BUILD_DIR=$(patsubst $(TOP)/%,%,$(BUILD_DIR)) CUDA_ARCH=$(CUDA_ARCH) QUIET=1
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 
