@@ -56,6 +56,13 @@ std::vector<std::string> verdict_lines(const VerdictFacts& f) {
     return lines;
 }
 
+std::string coloured(const std::string& verdict_line, Outcome outcome) {
+    const char* colour = outcome == Outcome::Fail         ? "\033[31m"
+                         : outcome == Outcome::NotChecked ? "\033[33m"
+                                                          : "\033[32m";
+    return colour + verdict_line + "\033[0m";
+}
+
 StepVerdict step_verdict(const VerdictFacts& f) {
     StepVerdict v{f.step, f.track, f.outcome, 0, "", 0};
     if (f.outcome != Outcome::Pass) return v;

@@ -28,6 +28,10 @@ struct VerdictFacts {
 // The verdict line, and under a PASS well short of the solution (under 80% of it) the advice line.
 std::vector<std::string> verdict_lines(const VerdictFacts& facts);
 
+// The VERDICT line in colour for a terminal (green PASS, red FAIL, yellow NOT CHECKED): make watch asks for it with
+// WORKSHOP_COLOR=always, since it shows the check's output through a pipe of its own.
+std::string coloured(const std::string& verdict_line, Outcome outcome);
+
 // What the student's progress keeps of it.
 StepVerdict step_verdict(const VerdictFacts& facts);
 

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -322,7 +324,10 @@ int run_verdict(const VerdictPlan& plan, const std::function<BatteryOutcome()>& 
     } else {
         facts = timed_verdict(plan, mine, checked, failed_code);
     }
-    for (const auto& line : verdict_lines(facts)) say(line);
+    const char* colour = std::getenv("WORKSHOP_COLOR");
+    const std::vector<std::string> lines = verdict_lines(facts);
+    for (size_t i = 0; i < lines.size(); ++i)
+        say(i == 0 && colour && std::string(colour) == "always" ? coloured(lines[i], facts.outcome) : lines[i]);
     record_progress(plan, facts);
     return exit_code_of(facts, failed_code);
 }

@@ -195,3 +195,10 @@ TEST_F(RateCacheTest, NothingMeasuredNothingRemembered) {
     EXPECT_EQ(rate(60), 976.5);
     EXPECT_EQ(runs, 2);
 }
+
+TEST(Verdict, MakeWatchGetsTheLineInTheColourOfItsOutcome) {
+    const std::string line = "VERDICT step 3 transpose: FAIL (...)";
+    EXPECT_EQ(workshop::coloured(line, workshop::Outcome::Fail), "\033[31m" + line + "\033[0m");
+    EXPECT_EQ(workshop::coloured(line, workshop::Outcome::NotChecked).substr(0, 5), "\033[33m");
+    EXPECT_EQ(workshop::coloured(line, workshop::Outcome::Pass).substr(0, 5), "\033[32m");
+}
