@@ -308,6 +308,10 @@ void record_progress(const VerdictPlan& plan, const VerdictFacts& facts) {
 }  // namespace
 
 int run_verdict(const VerdictPlan& plan, const std::function<BatteryOutcome()>& battery) {
+    // make check's output is one report, read in order: what this program and its children would say on stderr
+    // (no CUDA device, say) goes into it, so that a launcher that carries stderr apart (srun) keeps the order.
+    std::fflush(stderr);
+    ::dup2(STDOUT_FILENO, STDERR_FILENO);
     say(fmt::format("== step {} {}: your code on every shape, then memcheck, racecheck and synccheck", plan.step,
                     plan.track));
     std::vector<std::string> argv = {plan.mine};
