@@ -2,7 +2,7 @@
 // and CUDA calls a kind that does not fit the pointers undefined behaviour. On a GPU with unified addressing the
 // runtime finds the way anyway when neither side is pageable host memory: a copy back still named
 // cudaMemcpyHostToDevice, copied from the line above, works by luck into pinned memory (cudaMallocHost, or the
-// caller's memory registered with cudaHostRegister, as step1/MORE.md suggests) and fails (invalid argument) the
+// caller's memory registered with cudaHostRegister, as step 1's lesson suggests) and fails (invalid argument) the
 // day the host memory is pageable; a device-to-device copy named cudaMemcpyHostToDevice can work by luck too.
 // So while a check runs, each of the program's copies is compared with the memory its pointers point to. The link
 // step sends the four calls through the comparison (the linker's --wrap, set in CMakeLists.txt, as for
