@@ -11,39 +11,16 @@
 #include <sstream>
 
 #include "base/files.hpp"
+#include "scratch_folder.hpp"
 
 namespace fs = std::filesystem;
 using workshop::FileError;
-
-namespace {
-
-struct ScratchFolder {
-    fs::path path;
-    ScratchFolder() {
-        std::string pattern = (fs::temp_directory_path() / "files-test.XXXXXX").string();
-        path = ::mkdtemp(pattern.data());
-    }
-    ~ScratchFolder() {
-        std::error_code ignored;
-        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ignored);
-        fs::remove_all(path, ignored);
-    }
-};
-
-std::string read(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-}  // namespace
 
 TEST(Files, AnAtomicWriteReplacesTheOldFileAndLeavesNothingElse) {
     ScratchFolder dir;
     workshop::write_file_atomically(dir.path / "results.csv", "old\n");
     workshop::write_file_atomically(dir.path / "results.csv", "new\n");
-    EXPECT_EQ(read(dir.path / "results.csv"), "new\n");
+    EXPECT_EQ(read_file(dir.path / "results.csv"), "new\n");
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);
 }
 
@@ -67,7 +44,7 @@ TEST(Files, AFullDiskIsAnErrorNotAShortFile) {
     ::setrlimit(RLIMIT_FSIZE, &old);
     std::signal(SIGXFSZ, old_handler);
     EXPECT_TRUE(threw);
-    EXPECT_EQ(read(dir.path / "chart.svg"), "whole\n");
+    EXPECT_EQ(read_file(dir.path / "chart.svg"), "whole\n");
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);
 }
 
@@ -82,7 +59,7 @@ TEST(Files, ALockFileIsNeverALinkOrAFifo) {
     const int fd = workshop::open_lock_file(dir.path / "GPU-x.1");
     EXPECT_GE(fd, 0);
     ::close(fd);
-    EXPECT_EQ(read(victim), "mine\n");
+    EXPECT_EQ(read_file(victim), "mine\n");
     EXPECT_EQ(fs::status(victim).permissions() & fs::perms::others_write, fs::perms::none);
 }
 

@@ -13,6 +13,7 @@
 
 #include "base/files.hpp"
 #include "report/report.hpp"
+#include "scratch_folder.hpp"
 
 using namespace workshop;
 
@@ -37,25 +38,6 @@ ResultRow sample() {
 }
 
 nlohmann::json first_row(const std::string& json) { return nlohmann::json::parse(json).at(0); }
-
-struct ScratchFolder {
-    std::filesystem::path path;
-    ScratchFolder() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "report-test.XXXXXX").string();
-        path = ::mkdtemp(pattern.data());
-    }
-    ~ScratchFolder() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-};
-
-std::string read(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 }  // namespace
 
@@ -178,8 +160,8 @@ TEST(ResultFiles, ASetIsWrittenWholeAndReplacesTheOldOne) {
     const auto out = dir.path / "results" / "h100";  // made where missing
     write_result_files(out, {{"a.csv", "old a\n"}, {"b.svg", "old b\n"}});
     write_result_files(out, {{"a.csv", "new a\n"}, {"b.svg", "new b\n"}});
-    EXPECT_EQ(read(out / "a.csv"), "new a\n");
-    EXPECT_EQ(read(out / "b.svg"), "new b\n");
+    EXPECT_EQ(read_file(out / "a.csv"), "new a\n");
+    EXPECT_EQ(read_file(out / "b.svg"), "new b\n");
     EXPECT_EQ(std::distance(std::filesystem::directory_iterator(out), std::filesystem::directory_iterator()), 2);
 }
 
@@ -203,8 +185,8 @@ TEST(ResultFiles, AFullDiskLeavesEveryOldFileAsItWas) {
     EXPECT_NE(error.find("cannot write " + (dir.path / "b.svg").string() + ": File too large"), std::string::npos)
         << error;
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
-    EXPECT_EQ(read(dir.path / "a.csv"), "old a\n");
-    EXPECT_EQ(read(dir.path / "b.svg"), "old b\n");
+    EXPECT_EQ(read_file(dir.path / "a.csv"), "old a\n");
+    EXPECT_EQ(read_file(dir.path / "b.svg"), "old b\n");
     EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()), 2);
 }
 
