@@ -2,16 +2,20 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <optional>
 #include <utility>
+
+extern char** environ;
 
 namespace workshop {
 
@@ -173,5 +177,69 @@ std::string describe_ending(const ChildResult& r) {
     }
     return fmt::format("exit {}", r.exit_code);
 }
+
+namespace {
+
+// Reads `fd` to its end.
+std::string read_all(int fd) {
+    std::string text;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return text;
+        text.append(buffer, static_cast<size_t>(n));
+    }
+}
+
+void wait_for(pid_t pid, ProgramRun& run) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(status)) {
+        run.exit_code = WEXITSTATUS(status);
+        run.ending = fmt::format("exit {}", run.exit_code);
+    } else {
+        run.ending = fmt::format("killed by signal {}", WTERMSIG(status));
+    }
+}
+
+ProgramRun spawn_and_wait(const std::vector<std::string>& argv, bool quiet) {
+    ProgramRun run;
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    int out[2];
+    if (::pipe2(out, O_CLOEXEC) != 0) {
+        run.ending = fmt::format("could not start {}: {}", argv.at(0), std::strerror(errno));
+        return run;
+    }
+    // The child's stdout is the pipe (dup2 leaves it open across exec).
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    if (quiet) {
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
+    pid_t pid = 0;
+    const int error = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    if (error != 0) {
+        ::close(out[0]);
+        run.ending = fmt::format("could not start {}: {}", argv[0], std::strerror(error));
+        return run;
+    }
+    run.out = read_all(out[0]);
+    ::close(out[0]);
+    wait_for(pid, run);
+    return run;
+}
+
+}  // namespace
+
+ProgramRun run_program(const std::vector<std::string>& argv) { return spawn_and_wait(argv, false); }
+
+ProgramRun run_program_quietly(const std::vector<std::string>& argv) { return spawn_and_wait(argv, true); }
 
 }  // namespace workshop

@@ -38,4 +38,17 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
 // "exit 5", "killed by SIGSEGV", "no answer after 10 s", "not ready after 120 s".
 std::string describe_ending(const ChildResult& r);
 
+// One program run to its end, in this process group (Ctrl-C reaches it too), with no time limit: for make run's and
+// make status's runs of the step programs, whose results they read.
+struct ProgramRun {
+    std::string out;     // what it printed on stdout
+    int exit_code = -1;  // -1 where it could not start or a signal ended it
+    std::string ending;  // "exit 3", "killed by signal 11", "could not start PATH: REASON"
+};
+// Starts argv[0] (a path, not looked up in PATH) with argv and no shell, waits for it, and returns its stdout and
+// how it ended. Its stdin and stderr are ours, so its warnings reach the terminal.
+ProgramRun run_program(const std::vector<std::string>& argv);
+// The same with its stdin and stderr on /dev/null, for a run whose messages another command shows.
+ProgramRun run_program_quietly(const std::vector<std::string>& argv);
+
 }  // namespace workshop

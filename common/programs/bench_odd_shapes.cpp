@@ -1,19 +1,11 @@
 #include "programs/bench_odd_shapes.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include "report/report.hpp"
-
-extern char** environ;
 
 namespace workshop {
 
@@ -25,60 +17,7 @@ std::string joined(const std::vector<std::string>& words) {
     return line;
 }
 
-// Reads `fd` to its end.
-std::string read_all(int fd) {
-    std::string text;
-    char buffer[4096];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return text;
-        text.append(buffer, static_cast<size_t>(n));
-    }
-}
-
-void wait_for(pid_t pid, ProgramRun& run) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (WIFEXITED(status)) {
-        run.exit_code = WEXITSTATUS(status);
-        run.ending = fmt::format("exit {}", run.exit_code);
-    } else {
-        run.ending = fmt::format("killed by signal {}", WTERMSIG(status));
-    }
-}
-
 }  // namespace
-
-ProgramRun run_program(const std::vector<std::string>& argv) {
-    ProgramRun run;
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    int out[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) {
-        run.ending = fmt::format("could not start {}: {}", argv.at(0), std::strerror(errno));
-        return run;
-    }
-    // The child's stdout is the pipe (dup2 leaves it open across exec); stdin and stderr are ours, so its
-    // warnings reach the terminal and Ctrl-C reaches it too.
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    pid_t pid = 0;
-    const int error = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(out[1]);
-    if (error != 0) {
-        ::close(out[0]);
-        run.ending = fmt::format("could not start {}: {}", argv[0], std::strerror(error));
-        return run;
-    }
-    run.out = read_all(out[0]);
-    ::close(out[0]);
-    wait_for(pid, run);
-    return run;
-}
 
 StepRows run_for_rows(const ProgramRunner& run, const std::vector<std::string>& argv) {
     const ProgramRun ran = run(argv);

@@ -9,18 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "check/child_processes.hpp"
 #include "report/report.hpp"
 
 namespace workshop {
-
-struct ProgramRun {
-    std::string out;     // what it printed on stdout (its stderr goes where ours does)
-    int exit_code = -1;  // -1 where it could not start or a signal ended it
-    std::string ending;  // "exit 3", "killed by signal 11", "could not start PATH: REASON"
-};
-
-// Starts argv[0] (a path, not looked up in PATH) with argv, waits for it, and returns its output and ending.
-ProgramRun run_program(const std::vector<std::string>& argv);
 
 using ProgramRunner = std::function<ProgramRun(const std::vector<std::string>& argv)>;
 

@@ -1,24 +1,17 @@
 #include "progress/progress_status.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <vector>
 
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
+#include "check/child_processes.hpp"
 #include "progress/progress.hpp"
-
-extern char** environ;
 
 namespace workshop {
 
@@ -44,47 +37,10 @@ std::string target(const char* who, int step, const std::string& track) {
 // The size each track is timed at: large enough to fill a GPU, small enough to take a moment.
 const char* timed_size(const std::string& track) { return track == "transpose" ? "4096" : "2048"; }
 
-struct ProgramRun {
-    int exit_code = -1;  // -1 where it did not exit (a signal ended it, or it did not start)
-    std::string out;
-};
-
-// Runs a program from its argument vector, in this process group (so that Ctrl-C ends it with make status), with
-// its output collected and its errors dropped (make check shows them).
-ProgramRun run_program(const std::vector<std::string>& argv) {
-    ProgramRun run;
-    int out[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) return run;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawned = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(out[1]);
-    char buffer[1 << 16];
-    for (ssize_t n; spawned == 0 && (n = ::read(out[0], buffer, sizeof buffer)) != 0;) {
-        if (n > 0)
-            run.out.append(buffer, static_cast<size_t>(n));
-        else if (errno != EINTR)
-            break;
-    }
-    ::close(out[0]);
-    int status = 0;
-    if (spawned != 0) return run;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-    return run;
-}
-
 std::optional<RateRow> measured_rate(const fs::path& program, const std::string& track) {
-    const ProgramRun r = run_program({program.string(), "--size", timed_size(track), "--reps", "5", "--min-time", "0",
-                                      "--warmup", "1", "--json", "--no-references", "--no-host"});
+    const ProgramRun r =
+        run_program_quietly({program.string(), "--size", timed_size(track), "--reps", "5", "--min-time", "0",
+                             "--warmup", "1", "--json", "--no-references", "--no-host"});
     if (r.exit_code != kExitOk) return std::nullopt;
     return row_of_kind(r.out, "step");
 }
@@ -101,7 +57,7 @@ void read_build(const StatusRequest& request, StatusRow& row) {
 }
 
 void read_check(const fs::path& bin, StatusRow& row) {
-    const int code = run_program({(bin / target("step", row.step, row.track)).string(), "--check"}).exit_code;
+    const int code = run_program_quietly({(bin / target("step", row.step, row.track)).string(), "--check"}).exit_code;
     row.ran = true;
     if (code == kExitNoDevice) {
         row.no_device = true;
