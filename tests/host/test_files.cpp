@@ -1,11 +1,9 @@
 // Files in shared places: written whole or not at all, never through a planted link or FIFO.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,24 +23,19 @@ TEST(Files, AnAtomicWriteReplacesTheOldFileAndLeavesNothingElse) {
 }
 
 TEST(Files, AFullDiskIsAnErrorNotAShortFile) {
-    // A file-size limit stands in for a full disk: the write past it fails (EFBIG) as a full disk's would (ENOSPC).
     ScratchFolder dir;
     workshop::write_file_atomically(dir.path / "chart.svg", "whole\n");
-    rlimit old{};
-    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
-    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit small = old;
-    small.rlim_cur = 4096;
-    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
     bool threw = false;
-    try {
-        workshop::write_file_atomically(dir.path / "chart.svg", std::string(10000, 'x'));
-    } catch (const FileError& e) {
-        threw = true;
-        EXPECT_NE(std::string(e.what()).find("chart.svg"), std::string::npos) << e.what();
+    {
+        const FileSizeLimit full_disk(4096);
+        ASSERT_TRUE(full_disk.set());
+        try {
+            workshop::write_file_atomically(dir.path / "chart.svg", std::string(10000, 'x'));
+        } catch (const FileError& e) {
+            threw = true;
+            EXPECT_NE(std::string(e.what()).find("chart.svg"), std::string::npos) << e.what();
+        }
     }
-    ::setrlimit(RLIMIT_FSIZE, &old);
-    std::signal(SIGXFSZ, old_handler);
     EXPECT_TRUE(threw);
     EXPECT_EQ(read_file(dir.path / "chart.svg"), "whole\n");
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 1);

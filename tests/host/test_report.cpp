@@ -1,10 +1,8 @@
 // Results as rows (CSV, JSON, tables) and the files of a run, written as one set.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -166,22 +164,17 @@ TEST(ResultFiles, ASetIsWrittenWholeAndReplacesTheOldOne) {
 }
 
 TEST(ResultFiles, AFullDiskLeavesEveryOldFileAsItWas) {
-    // A file-size limit stands in for a full disk: the write past it fails (EFBIG) as a full disk's would (ENOSPC).
     ScratchFolder dir;
     write_result_files(dir.path, {{"a.csv", "old a\n"}, {"b.svg", "old b\n"}});
-    rlimit old{};
-    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
-    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit small = old;
-    small.rlim_cur = 4096;
-    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
     std::string error;
-    try {
-        // a.csv fits and is written first: it must not replace the old one while b.svg cannot be written.
-        write_result_files(dir.path, {{"a.csv", "new a\n"}, {"b.svg", std::string(10000, 'x')}});
-    } catch (const FileError& e) { error = e.what(); }
-    ::setrlimit(RLIMIT_FSIZE, &old);
-    std::signal(SIGXFSZ, old_handler);
+    {
+        const FileSizeLimit full_disk(4096);
+        ASSERT_TRUE(full_disk.set());
+        try {
+            // a.csv fits and is written first: it must not replace the old one while b.svg cannot be written.
+            write_result_files(dir.path, {{"a.csv", "new a\n"}, {"b.svg", std::string(10000, 'x')}});
+        } catch (const FileError& e) { error = e.what(); }
+    }
     EXPECT_NE(error.find("cannot write " + (dir.path / "b.svg").string() + ": File too large"), std::string::npos)
         << error;
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
