@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "report/report.hpp"
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
 #include "check/child_processes.hpp"
@@ -166,25 +167,8 @@ void say(const std::string& line) {
 
 }  // namespace
 
-namespace {
-
-// The rows are the last thing a program prints, from a line that opens the array to the end; what comes before them
-// is not theirs (a kernel's printf lands on standard output too).
-nlohmann::json last_array_in(const std::string& output) {
-    for (size_t at = output.rfind('['); at != std::string::npos;
-         at = at ? output.rfind('[', at - 1) : std::string::npos) {
-        if (at > 0 && output[at - 1] != '\n') continue;
-        nlohmann::json rows =
-            nlohmann::json::parse(output.begin() + static_cast<std::ptrdiff_t>(at), output.end(), nullptr, false);
-        if (rows.is_array()) return rows;
-    }
-    return nlohmann::json();
-}
-
-}  // namespace
-
 std::optional<TimedRate> step_rate_in(const std::string& json_output) {
-    const nlohmann::json rows = last_array_in(json_output);
+    const nlohmann::json rows = last_json_array(json_output);
     if (!rows.is_array()) return std::nullopt;
     TimedRate timed;
     for (const auto& row : rows) {

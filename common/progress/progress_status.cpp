@@ -12,6 +12,7 @@
 #include "base/files.hpp"
 #include "check/child_processes.hpp"
 #include "progress/progress.hpp"
+#include "report/report.hpp"
 
 namespace workshop {
 
@@ -153,12 +154,8 @@ void print_header(const StatusRequest& request) {
 }  // namespace
 
 std::optional<RateRow> row_of_kind(const std::string& json_rows, const std::string& kind) {
-    // A kernel may print to stdout before the rows: they are the last JSON array in the text.
-    nlohmann::json rows = nlohmann::json::parse(json_rows, nullptr, false);
-    const size_t last = json_rows.rfind("\n[");
-    if (rows.is_discarded() && last != std::string::npos)
-        rows = nlohmann::json::parse(json_rows.substr(last + 1), nullptr, false);
-    if (rows.is_discarded() || !rows.is_array()) return std::nullopt;
+    const nlohmann::json rows = last_json_array(json_rows);
+    if (!rows.is_array()) return std::nullopt;
     for (const auto& row : rows) {
         if (!row.is_object() || row.value("kind", std::string()) != kind) continue;
         const auto rate = row.find("rate");

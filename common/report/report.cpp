@@ -191,6 +191,17 @@ bool rows_from_json(const std::string& text, std::vector<ResultRow>& rows, std::
     return true;
 }
 
+nlohmann::json last_json_array(const std::string& output) {
+    for (size_t at = output.rfind('['); at != std::string::npos;
+         at = at ? output.rfind('[', at - 1) : std::string::npos) {
+        if (at > 0 && output[at - 1] != '\n') continue;
+        nlohmann::json rows =
+            nlohmann::json::parse(output.begin() + static_cast<std::ptrdiff_t>(at), output.end(), nullptr, false);
+        if (rows.is_array()) return rows;
+    }
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+}
+
 std::string format_rate(double rate) {
     if (!(rate > 0)) return "-";
     return rate >= 1000 ? fmt::format("{:.0f}", rate) : fmt::format("{:.4g}", rate);

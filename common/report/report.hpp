@@ -2,6 +2,8 @@
 // written as one set.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -40,6 +42,9 @@ std::string to_json(const std::vector<ResultRow>& rows);
 // Reads the rows back from what to_json wrote (an array, or an object holding it under "rows"). False, with the
 // reason in `error`, where `text` is not such JSON.
 bool rows_from_json(const std::string& text, std::vector<ResultRow>& rows, std::string& error);
+// The rows a step program printed with --json: the last JSON array in its output, from a line that opens it to the
+// end (a kernel's printf lands on standard output too, before them). Not an array (discarded) where there is none.
+nlohmann::json last_json_array(const std::string& output);
 
 // A rate as the tables print it: whole numbers from 1000 up (351729, never 3.5173e+05), four significant digits
 // below (549.5, 8.926); "-" for none.
