@@ -22,8 +22,6 @@ for t in $tracks; do progress_state "${step:-1}" "$t" >/dev/null || exit 2; done
 keep_to_one_gpu || exit $?
 # The checks below are make invocations of their own, not part of the make that started the watch.
 unset MAKEFLAGS MFLAGS MAKELEVEL
-# The solutions a check compares against do not change between saves: each is timed once in half an hour.
-export WORKSHOP_RATE_CACHE_S=${WORKSHOP_RATE_CACHE_S:-1800}
 
 interactive=yes
 [ "${WATCH:-}" = once ] || ! [ -t 0 ] || ! [ -t 1 ] && interactive=no

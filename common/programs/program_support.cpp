@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "step/cuda_check.cuh"
 #include "base/exit_codes.hpp"
@@ -100,37 +102,89 @@ std::optional<int> report_time_the_events_missed(const std::function<void()>& la
 }
 
 namespace {
-// make check starts the student's timing run while the battery is still running, so that its set-up (the data,
-// the upload, the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names the gate, a pipe the run inherits
-// (verdict_run.cpp), and this waits on it for make check's "go", sent once the battery is over, so the time is
-// that of a GPU running nothing else of the check. Anything but "go" (make check ended, or found the kernel wrong)
-// ends the program: nothing is timed.
-void wait_for_timing_gate() {
-    static bool passed = false;  // make check says go once
-    if (!timed_by_make_check() || passed) return;
-    const char* gate = std::getenv("WORKSHOP_TIMING_GATE");
-    std::ifstream in(gate);
-    std::string word;
-    if (!(in >> word) || word != "go") std::exit(kExitOk);
-    passed = true;
+
+// make check starts its timing runs while the battery is still running, so that their set-up (the data, the upload,
+// the checked run) overlaps with it. WORKSHOP_TIMING_GATE then names the gate, a pipe the run inherits
+// (programs/timing_runs.hpp), and this reads make check's words from it once the battery is over: "go" to time
+// alone, as the programs always do; "round SECONDS" to time one short slice and say its times on the reply pipe
+// (WORKSHOP_TIMING_REPLY), again and again, then "end". The slices of the student's run and the solutions' take
+// turns, so whatever else runs on the GPU weighs on each of them alike. Anything else (make check ended, or found
+// the kernel wrong) ends the program: nothing is timed.
+std::ifstream& timing_gate() {
+    static std::ifstream gate(std::getenv("WORKSHOP_TIMING_GATE"));
+    return gate;
 }
+
+std::string next_gate_word() {
+    std::string word;
+    if (!(timing_gate() >> word) || (word != "go" && word != "round" && word != "end")) std::exit(kExitOk);
+    return word;
+}
+
+// The first word, read before the context where the GPU takes one process at a time, and kept for the timing.
+std::optional<std::string>& first_gate_word() {
+    static std::optional<std::string> word;
+    return word;
+}
+
+std::string take_first_gate_word() {
+    if (!timed_by_make_check()) return "go";
+    if (!first_gate_word()) first_gate_word() = next_gate_word();
+    return *first_gate_word();
+}
+
+double slice_seconds() {
+    double seconds = 0;
+    if (!(timing_gate() >> seconds) || !(seconds > 0) || seconds > 10) std::exit(kExitOk);
+    return seconds;
+}
+
+// A slice's times, one JSON line on the reply pipe; a parent that has gone ends the run.
+void reply_with(const std::vector<double>& ms) {
+    static std::ofstream reply(std::getenv("WORKSHOP_TIMING_REPLY") ? std::getenv("WORKSHOP_TIMING_REPLY") : "");
+    reply << nlohmann::json{{"ms", ms}}.dump() << std::endl;
+    if (!reply) std::exit(kExitOk);
+}
+
+// make check's rounds: one slice a round, each after a warm-up only the first time; the timing is all of them.
+Timing time_in_rounds(const std::function<void()>& step, const TimingPlan& plan,
+                      const std::function<void()>& before_each) {
+    TimingPlan slice = plan;
+    slice.reps = 1, slice.budget_s = 0;
+    std::vector<double> all;
+    std::string word = "round";
+    for (; word == "round"; word = next_gate_word()) {
+        slice.min_time_s = slice_seconds();
+        const Timing timed = time_on_gpu_in_turn({step}, slice, before_each).front();
+        slice.warmup = 0;
+        all.insert(all.end(), timed.ms.begin(), timed.ms.end());
+        reply_with(timed.ms);
+    }
+    if (word != "end") std::exit(kExitOk);
+    return summarise(std::move(all));
+}
+
 }  // namespace
 
 void wait_for_timing_gate_before_the_context() {
-    if (timed_by_make_check() && gpu_takes_one_process_at_a_time()) wait_for_timing_gate();
+    if (timed_by_make_check() && gpu_takes_one_process_at_a_time()) take_first_gate_word();
 }
 
 StepAndReferenceTimings time_step_and_references(const std::function<void()>& step,
                                                  const std::vector<std::function<void()>>& references,
                                                  const TimingPlan& plan, const std::function<void()>& before_each) {
+    StepAndReferenceTimings result;
     std::vector<std::function<void()>> launches;
     if (step) {
-        wait_for_timing_gate();
+        if (take_first_gate_word() == "round") {
+            result.step = time_in_rounds(step, plan, before_each);
+            result.references = time_on_gpu_in_turn(references, plan, before_each);
+            return result;
+        }
         launches.push_back(step);
     }
     launches.insert(launches.end(), references.begin(), references.end());
     std::vector<Timing> timings = time_on_gpu_in_turn(launches, plan, before_each);
-    StepAndReferenceTimings result;
     if (step) result.step = timings.front();
     result.references.assign(timings.begin() + (step ? 1 : 0), timings.end());
     return result;

@@ -216,6 +216,7 @@ int run_verdict_mode(const Options& o, const std::string& track, int step, const
     plan.solution = o.solution_program, plan.previous = step > 1 ? o.previous_program : "";
     plan.options = o.timing_args;
     plan.checkout_top = kCheckoutTop;
+    plan.one_process_at_a_time = gpu_takes_one_process_at_a_time();
     return run_verdict(plan, [&] {
         require_a_device();
         try {

@@ -15,14 +15,18 @@ std::string fixed(double value, int decimals) {
     return text;
 }
 
+std::string uncertain(const std::string& doubt) { return doubt.empty() ? "" : " (uncertain: " + doubt + ")"; }
+
 std::string pass_line(const VerdictFacts& f) {
     std::string line = fmt::format("PASS, {} {}", fixed(f.rate, 0), f.unit);
     if (f.solution_rate && *f.solution_rate > 0)
-        line += fmt::format(", {}% of the solution", fixed(100 * f.rate / *f.solution_rate, 0));
+        line += fmt::format(", {}% of the solution", fixed(100 * f.rate / *f.solution_rate, 0)) +
+                uncertain(f.solution_doubt);
     else
         line += " (the solution's run gave no rate to compare with)";
     if (f.previous_rate && *f.previous_rate > 0)
-        line += fmt::format(", {}x step {}", fixed(f.rate / *f.previous_rate, 2), f.step - 1);
+        line +=
+            fmt::format(", {}x step {}", fixed(f.rate / *f.previous_rate, 2), f.step - 1) + uncertain(f.previous_doubt);
     return line;
 }
 
@@ -31,7 +35,8 @@ std::string sanitizer_note(const VerdictFacts& f) {
 }
 
 bool well_short_of_the_solution(const VerdictFacts& f) {
-    return f.outcome == Outcome::Pass && f.solution_rate && f.rate < 0.8 * *f.solution_rate;
+    // An uncertain ratio gets no advice: a correct kernel timed beside a busy room must not be rewritten for it.
+    return f.outcome == Outcome::Pass && f.solution_rate && f.solution_doubt.empty() && f.rate < 0.8 * *f.solution_rate;
 }
 
 }  // namespace

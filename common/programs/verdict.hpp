@@ -1,6 +1,7 @@
 // make check's verdict: the lines it ends with, composed from what the battery and the timing runs found. Pure (no
 // CUDA, no processes), so that each form of the line has a test:
 //   VERDICT step N TRACK: PASS, <rate> <unit>, <n>% of the solution[, <x>x step N-1]
+//     (either ratio followed by "(uncertain: <why>)" where the timing could not pin it down)
 //   VERDICT step N TRACK: PASS on the CPU path; no kernel launched yet (...)
 //   VERDICT step N TRACK: FAIL (<what went wrong>)
 //   VERDICT step N TRACK: NOT CHECKED (<what could not run here, and why>)
@@ -23,9 +24,10 @@ struct VerdictFacts {
     double rate = 0;             // Pass: the student's kernel, at the size timed
     std::string unit;            // of the rates: GB/s or GFLOP/s, as the program's JSON names it
     std::optional<double> solution_rate, previous_rate;  // the same size, this step's solution and the last step's
+    std::string solution_doubt, previous_doubt;          // why a ratio to them is uncertain; empty where it is not
 };
 
-// The verdict line, and under a PASS well short of the solution (under 80% of it) the advice line.
+// The verdict line, and under a PASS well short of the solution (under 80% of it, and not uncertain) the advice.
 std::vector<std::string> verdict_lines(const VerdictFacts& facts);
 
 // The VERDICT line in colour for a terminal (green PASS, red FAIL, yellow NOT CHECKED): make watch asks for it with

@@ -1,11 +1,5 @@
 #include "programs/verdict_run.hpp"
 
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -15,143 +9,20 @@
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <sstream>
 
 #include "report/report.hpp"
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
 #include "check/child_processes.hpp"
-#include "programs/rate_cache.hpp"
+#include "measure/gpu_timing_lock.hpp"
+#include "programs/timing_runs.hpp"
 #include "programs/verdict.hpp"
-
-extern char** environ;
 
 namespace workshop {
 
 namespace {
-
-// The gate's end in the timing run: WORKSHOP_TIMING_GATE names it (/dev/fd/3), as program_support.cpp reads it.
-constexpr int kGateFd = 3;
-
-// A descriptor above the standard ones and the gate's, closed on exec, so that posix_spawn's dup2 onto 0-3 always
-// makes a copy the child keeps.
-int high_fd(int fd) {
-    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-    close(fd);
-    return high;
-}
-
-std::string read_all(int fd) {
-    std::string text;
-    char buffer[4096];
-    if (lseek(fd, 0, SEEK_SET) < 0) return text;
-    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR);)
-        if (n > 0) text.append(buffer, static_cast<size_t>(n));
-    return text;
-}
-
-// The student's timing run, started beside the battery: it makes its data and checks its own run, then waits
-// at the gate (a pipe it inherits) for the word go, sent once the battery and the sanitizers are over, so that
-// its time is that of a GPU running nothing of this check. Closed without a word (a FAIL, or this process
-// ended), the gate ends it untimed. What it prints waits in memory files, to be shown only if it is the run that
-// fails (so a missing GPU is reported once, by the battery).
-class GatedRun {
-public:
-    explicit GatedRun(const std::vector<std::string>& argv);
-    ~GatedRun() { stop(); }
-    GatedRun(const GatedRun&) = delete;
-    GatedRun& operator=(const GatedRun&) = delete;
-
-    // Says go and waits for the run to end.
-    ChildResult open_gate_and_wait();
-    // Ends the run untimed, if it still runs.
-    void stop();
-
-private:
-    pid_t pid_ = -1;
-    int gate_ = -1, out_ = -1, err_ = -1;
-    ChildResult wait_for_it();
-};
-
-GatedRun::GatedRun(const std::vector<std::string>& argv) {
-    int gate[2];
-    if (pipe2(gate, O_CLOEXEC) != 0) return;
-    const int gate_in = high_fd(gate[0]);
-    gate_ = gate[1];
-    out_ = high_fd(memfd_create("timing-out", MFD_CLOEXEC));
-    err_ = high_fd(memfd_create("timing-err", MFD_CLOEXEC));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, out_, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err_, STDERR_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, gate_in, kGateFd);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // a group of its own, ended as one
-    std::vector<std::string> env = {fmt::format("WORKSHOP_TIMING_GATE=/dev/fd/{}", kGateFd)};
-    for (char** e = environ; *e; ++e)
-        if (std::strncmp(*e, "WORKSHOP_TIMING_GATE=", 21) != 0) env.emplace_back(*e);
-    std::vector<char*> args, envp;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    args.push_back(nullptr), envp.push_back(nullptr);
-    if (out_ < 0 || err_ < 0 || gate_in < 0 ||
-        posix_spawn(&pid_, args[0], &actions, &attributes, args.data(), envp.data()) != 0)
-        pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    close(gate_in);
-}
-
-ChildResult GatedRun::wait_for_it() {
-    ChildResult r;
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
-    pid_ = -1;
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
-    r.out = read_all(out_);
-    r.err = read_all(err_);
-    return r;
-}
-
-// A run that ended before its gate (wrong at its size, or refused it) has closed the other end: the word is lost,
-// and the SIGPIPE of writing it is held back and dropped, not left to end this process. (Ignoring SIGPIPE instead
-// would pass SIG_IGN on to every program this one starts.)
-void say_go(int gate) {
-    sigset_t pipe_signal, before;
-    sigemptyset(&pipe_signal);
-    sigaddset(&pipe_signal, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
-    const char go[] = "go\n";
-    const bool lost = write(gate, go, sizeof go - 1) < 0;
-    const timespec at_once{0, 0};
-    if (lost) sigtimedwait(&pipe_signal, nullptr, &at_once);
-    pthread_sigmask(SIG_SETMASK, &before, nullptr);
-}
-
-ChildResult GatedRun::open_gate_and_wait() {
-    if (pid_ < 0) {
-        ChildResult r;
-        r.exit_code = 127;
-        r.err = fmt::format("could not start the timing run: {}\n", std::strerror(errno));
-        return r;
-    }
-    say_go(gate_);
-    close(gate_), gate_ = -1;
-    return wait_for_it();
-}
-
-void GatedRun::stop() {
-    if (gate_ >= 0) close(gate_), gate_ = -1;
-    if (pid_ > 0) {
-        kill(-pid_, SIGKILL);
-        wait_for_it();
-    }
-    for (int* fd : {&out_, &err_})
-        if (*fd >= 0) close(*fd), *fd = -1;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
@@ -223,51 +94,78 @@ VerdictFacts timing_run_failed(const VerdictPlan& plan, const ChildResult& run) 
         return facts;
     }
     const auto err_lines = lines_of(run.err);
+    if (run.timed_out) {
+        facts.reason = "the timing run stopped answering in the middle of its timed runs: does the kernel always end?";
+        return facts;
+    }
     facts.reason = !failed.empty() ? failed
                                    : fmt::format("the timing run ended with exit {}: {}", run.exit_code,
                                                  err_lines.empty() ? "" : err_lines.back());
     return facts;
 }
 
-// One yardstick's rate: `program` timed as the student's was, alone on the GPU (remembered, where make watch asks).
-std::optional<double> yardstick_rate(const std::string& program, const std::vector<std::string>& options) {
-    const auto measure = [&]() -> std::optional<double> {
-        ChildJob job;
-        job.argv = {program};
-        job.argv.insert(job.argv.end(), options.begin(), options.end());
-        job.timeout_s = 600;
-        std::optional<double> rate;
-        run_children({job}, 1, [&](size_t, const ChildResult& r) {
-            if (const auto timed = step_rate_in(r.out); timed && r.exit_code == kExitOk) rate = timed->rate;
-        });
-        return rate;
-    };
-    return remembered_rate(program, options, rate_memory_seconds(), measure);
-}
-
-// The timing: the student's run, let through its gate, then the solutions'. `exit_code`: the timing run's.
-VerdictFacts timed_verdict(const VerdictPlan& plan, GatedRun& mine, const BatteryOutcome& battery, int& exit_code) {
-    const long remembered = rate_memory_seconds();
-    say(
-        fmt::format("== timing your code, this step's solution and the last step's (same size, same machine, each "
-                    "alone on the GPU{})",
-                    remembered > 0 ? fmt::format("; the solutions' times are remembered for {} s", remembered) : ""));
-    const ChildResult run = mine.open_gate_and_wait();
-    const auto timed = step_rate_in(run.out);
-    exit_code = run.exit_code;
-    if (run.exit_code != kExitOk || !timed) return timing_run_failed(plan, run);
+// The facts of a PASS, from the timing runs' ends: the student's rate, and the solutions' where they gave one.
+VerdictFacts timed_facts(const VerdictPlan& plan, const ChildResult& mine, const BatteryOutcome& battery) {
+    const auto timed = step_rate_in(mine.out);
+    if (mine.exit_code != kExitOk || !timed) return timing_run_failed(plan, mine);
     VerdictFacts facts = about(plan);
     facts.sanitizers_ran = battery.sanitizers_ran;
-    if (!timed->rate) {
-        facts.outcome = Outcome::PassWithoutKernel;
-        return facts;
-    }
-    facts.outcome = Outcome::Pass;
-    facts.rate = *timed->rate;
-    facts.unit = timed->unit;
+    facts.outcome = timed->rate ? Outcome::Pass : Outcome::PassWithoutKernel;
+    if (timed->rate) facts.rate = *timed->rate, facts.unit = timed->unit;
+    return facts;
+}
+
+std::optional<double> rate_of(const ChildResult& run) {
+    const auto timed = step_rate_in(run.out);
+    return run.exit_code == kExitOk && timed ? timed->rate : std::nullopt;
+}
+
+// The three runs, started beside the battery: the student's, this step's solution's and the last step's (none in
+// step 1).
+struct TimingRuns {
+    std::unique_ptr<TimingRun> mine, solution, previous;
+};
+
+std::unique_ptr<TimingRun> timing_run(const std::string& program, const VerdictPlan& plan, bool keep_timing_lock) {
+    std::vector<std::string> argv = {program};
     const auto options = timing_run_options(plan.options);
-    facts.solution_rate = yardstick_rate(plan.solution, options);
-    if (!plan.previous.empty()) facts.previous_rate = yardstick_rate(plan.previous, options);
+    argv.insert(argv.end(), options.begin(), options.end());
+    return std::make_unique<TimingRun>(argv, keep_timing_lock);
+}
+
+// The timing in rounds (timing_runs.hpp says why), with no other check's timing on this GPU meanwhile.
+VerdictFacts timed_in_rounds(const VerdictPlan& plan, TimingRuns& runs, const BatteryOutcome& battery, int& exit_code) {
+    say("== timing your code, this step's solution and the last step's in turns (same size, same GPU, so that "
+        "whatever else runs on it weighs on each alike)");
+    std::vector<TimingRun*> all = {runs.mine.get(), runs.solution.get()};
+    if (runs.previous) all.push_back(runs.previous.get());
+    Rounds rounds;
+    {
+        const GpuTimingLock no_other_check_timing(std::getenv("WORKSHOP_TIMING_LOCK"));
+        rounds = time_in_rounds(all);
+    }
+    const ChildResult mine = runs.mine->finish("end");
+    exit_code = mine.exit_code;
+    VerdictFacts facts = timed_facts(plan, mine, battery);
+    if (facts.outcome != Outcome::Pass) return facts;
+    facts.solution_rate = rate_of(runs.solution->finish("end"));
+    facts.solution_doubt = ratio_doubt(rounds.slices[0], rounds.slices[1]);
+    if (runs.previous) {
+        facts.previous_rate = rate_of(runs.previous->finish("end"));
+        facts.previous_doubt = ratio_doubt(rounds.slices[0], rounds.slices[2]);
+    }
+    return facts;
+}
+
+// On a GPU that takes one process at a time: each run timed alone, in turn, nothing else on the GPU.
+VerdictFacts timed_alone(const VerdictPlan& plan, TimingRuns& runs, const BatteryOutcome& battery, int& exit_code) {
+    say("== timing your code, this step's solution and the last step's (same size, same GPU, each alone on it)");
+    const ChildResult mine = runs.mine->finish("go");
+    exit_code = mine.exit_code;
+    VerdictFacts facts = timed_facts(plan, mine, battery);
+    if (facts.outcome != Outcome::Pass) return facts;
+    facts.solution_rate = rate_of(timing_run(plan.solution, plan, true)->finish("go"));
+    if (!plan.previous.empty()) facts.previous_rate = rate_of(timing_run(plan.previous, plan, true)->finish("go"));
     return facts;
 }
 
@@ -298,19 +196,26 @@ int run_verdict(const VerdictPlan& plan, const std::function<BatteryOutcome()>& 
     ::dup2(STDOUT_FILENO, STDERR_FILENO);
     say(fmt::format("== step {} {}: your code on every shape, then memcheck, racecheck and synccheck", plan.step,
                     plan.track));
-    std::vector<std::string> argv = {plan.mine};
-    const auto options = timing_run_options(plan.options);
-    argv.insert(argv.end(), options.begin(), options.end());
-    GatedRun mine(argv);
+    // Every run sets up beside the battery; on a GPU that takes one process at a time, only the student's (it waits
+    // at its gate before its context), the others later, each in turn.
+    const bool in_rounds = !plan.one_process_at_a_time;
+    TimingRuns runs;
+    runs.mine = timing_run(plan.mine, plan, !in_rounds);
+    if (in_rounds) {
+        runs.solution = timing_run(plan.solution, plan, false);
+        if (!plan.previous.empty()) runs.previous = timing_run(plan.previous, plan, false);
+    }
     const BatteryOutcome checked = battery();
     if (checked.exit_code == kExitNoDevice) return kExitNoDevice;  // the battery said so
     VerdictFacts facts;
     int failed_code = checked.exit_code;
     if (checked.exit_code != kExitOk) {
-        mine.stop();
+        runs = TimingRuns{};  // ended untimed
         facts = battery_not_passed(plan, checked);
+    } else if (in_rounds) {
+        facts = timed_in_rounds(plan, runs, checked, failed_code);
     } else {
-        facts = timed_verdict(plan, mine, checked, failed_code);
+        facts = timed_alone(plan, runs, checked, failed_code);
     }
     const char* colour = std::getenv("WORKSHOP_COLOR");
     const std::vector<std::string> lines = verdict_lines(facts);

@@ -1,5 +1,5 @@
-// make check in one process: the battery, then (where it passes) the student's program timed at one size, and
-// this step's solution and the last step's timed the same way, then the VERDICT line (verdict.hpp), the student's
+// make check in one process: the battery, then (where it passes) the student's program, this step's solution and
+// the last step's timed at one size, in turns (timing_runs.hpp), then the VERDICT line (verdict.hpp), the student's
 // progress record, and the exit code (0 PASS, 3 no GPU, 4 NOT CHECKED, else FAIL). No shell between them: each
 // timing run is a child process started with an argument vector, and says its rate as JSON (--json).
 #pragma once
@@ -21,6 +21,7 @@ struct VerdictPlan {
     std::string solution, previous;      // this step's solution and the last step's (empty in step 1)
     std::vector<std::string> options;    // for every timing run: --min-time 0.2, then the options given
     std::filesystem::path checkout_top;  // where the progress is kept; empty: none kept (a solution, a bug)
+    bool one_process_at_a_time = false;  // the GPU's compute mode: then each run is timed alone, in turn
 };
 
 // What a timing run's JSON (--json: the rows of the table) says of the step's own row.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# make check's timing runs (common/make/check.sh, and the program's --verdict: common/programs/verdict_run.hpp) on
-# stand-in programs that log what they do: the student's run sets up while the battery runs and is timed only once
-# it is over; the solutions' runs follow, each alone (no other timing run alive); on a FAIL nothing is timed and
-# nothing is left running. The stand-in for the student's program hands --verdict to VERDICT_STAND_IN, which runs
+# make check's timing runs (common/make/check.sh, and the program's --verdict: common/programs/timing_runs.hpp) on
+# stand-in programs that log what they do: the three runs (the student's, the solution's, the last step's) set up
+# while the battery runs and are timed only once it is over, in rounds, a slice of each a round; on a GPU that takes
+# one process at a time, each alone in turn; a ratio the rounds cannot pin down is marked uncertain; on a FAIL
+# nothing is timed and nothing is left running. The stand-in for the student's program hands --verdict to VERDICT_STAND_IN, which runs
 # the verdict's own code around it.
 #   timing_gates.sh CHECK_SH VERDICT_STAND_IN
 # ok and bad always succeed, so "A && ok || bad" is an if-then-else here.
@@ -15,8 +16,10 @@ trap 'rm -rf "$dir"' EXIT
 bin="$dir/bin"
 mkdir -p "$bin"
 # A stand-in step program: --verdict is make check's own process (above); --check takes a second and says PASS
-# (or FAIL when $dir/fail exists); a timing run logs its set-up, waits at its gate when it has one, like the real
-# programs, logs its timed part, then prints its JSON and ends. With $dir/no_gpu both say there is no GPU (the
+# (or FAIL when $dir/fail exists); a timing run logs its set-up, then reads its gate when it has one, like the real
+# programs: "go" times it alone, "round S" times a slice (logged) and replies with its times, "end" ends the rounds;
+# then it prints its JSON and ends. With $dir/busy the student's slices take a time that wanders from round to
+# round, the others' do not. With $dir/no_gpu both say there is no GPU (the
 # timing run at once, the checker a little later) and exit 3; with $dir/wrong_when_timed the timing run make check
 # starts finds its own run wrong. With $dir/no_room the checker found too little memory for some shapes (NOT
 # CHECKED, exit 4); with $dir/no_room_when_timed the timing run make check starts is refused its size for memory
@@ -49,9 +52,17 @@ stamp "options $*"
 stamp "set-up"
 sleep 0.5
 stamp "set-up ends"
+ms=$((1000 / ${#name}))
 if [ -n "${WORKSHOP_TIMING_GATE:-}" ]; then
-    read -r word <"$WORKSHOP_TIMING_GATE"
-    [ "$word" = go ] || exit 0
+    exec 5<"$WORKSHOP_TIMING_GATE"
+    read -r word _ <&5
+    while [ "$word" = round ]; do
+        stamp "slice"
+        [ -e "$dir/busy" ] && [ "$name" = step3_transpose ] && ms=$((RANDOM % 200 + 20))
+        echo "{\"ms\": [$ms, $ms]}" >"$WORKSHOP_TIMING_REPLY"
+        read -r word _ <&5 || exit 0
+    done
+    [ "$word" = go ] || [ "$word" = end ] || exit 0
 fi
 stamp "timed begins"; sleep 0.3; stamp "timed ends"
 echo "[{\"track\": \"transpose\", \"name\": \"$name\", \"kind\": \"step\", \"rate\": $(( ${#name} * 100 )), \"unit\": \"GB/s\"}]"
@@ -86,34 +97,43 @@ run_check
     ok "PASS, with the three rates" || bad "verdict (exit $code): $output"
 before "$(when step3_transpose "set-up")" "$(when step3_transpose "check ends")" &&
     ok "the student's run sets up during the battery" || bad "the student's run did not start before the battery ended"
-before "$(when step3_transpose "check ends")" "$(when step3_transpose "timed begins")" &&
-    ok "the student's run is timed after the battery" || bad "the student's run was timed while the battery ran"
-before "$(when step3_transpose "timed ends")" "$(when solution3_transpose "set-up")" &&
-    before "$(when solution3_transpose "timed ends")" "$(when solution2_transpose "set-up")" &&
-    ok "then the solution's run, then the last step's, each alone" || bad "timing runs overlapped: $(cat "$dir/log")"
+for p in solution3_transpose solution2_transpose; do
+    before "$(when $p "set-up")" "$(when step3_transpose "check ends")" &&
+        ok "$p sets up during the battery" || bad "$p did not set up during the battery: $(cat "$dir/log")"
+done
+before "$(when step3_transpose "check ends")" "$(grep -m1 " slice" "$dir/log" | cut -d' ' -f1)" &&
+    ok "the runs are timed after the battery" || bad "a run was timed while the battery ran: $(cat "$dir/log")"
+# Each round, one slice of each run: every three slices in a row are the three runs.
+rounds=$(awk '$3 == "slice" { n++; seen[$2]++; if (n % 3 == 0) { print length(seen); delete seen } }' "$dir/log")
+[ -n "$rounds" ] && [ "$(sort -u <<<"$rounds")" = 3 ] && [ "$(wc -l <<<"$rounds")" -ge 10 ] &&
+    ok "timed in $(wc -l <<<"$rounds") rounds, a slice of each run a round" ||
+    bad "the slices did not take turns: $(grep slice "$dir/log")"
 # A fifth of a second of timing each (the programs' default is a second), so the verdict comes soon after a save.
 [ "$(grep -c "options --min-time 0.2 " "$dir/log")" = 3 ] && ok "each timing run asks for --min-time 0.2" ||
     bad "the timing runs' options: $(grep options "$dir/log")"
+
+# The student's slices wander where the others' do not: the ratio is marked uncertain, and no advice follows it.
+run_check busy
+[ $code -eq 0 ] && grep -q "^VERDICT step 3 transpose: PASS, 1500 GB/s, 79% of the solution (uncertain: the GPU was busy" <<<"$output" &&
+    ! grep -q "well short" <<<"$output" && ok "uncertain ratio: marked, no advice" || bad "busy GPU (exit $code): $output"
+
+# A GPU that takes one process at a time: the student's run is timed alone, then the solution's, then the last
+# step's, each started only when the one before has ended.
+rm -f "$dir/log"
+WORKSHOP_ONE_PROCESS_AT_A_TIME=1 run_check
+[ $code -eq 0 ] && grep -q "^VERDICT step 3 transpose: PASS, 1500 GB/s, 79% of the solution, 0.79x step 2" <<<"$output" &&
+    before "$(when step3_transpose "timed ends")" "$(when solution3_transpose "set-up")" &&
+    before "$(when solution3_transpose "timed ends")" "$(when solution2_transpose "set-up")" &&
+    ok "one process at a time: each run alone, in turn" || bad "one process at a time (exit $code): $output $(cat "$dir/log")"
 
 rm -f "$dir/log"
 run_check fail
 [ $code -eq 1 ] && grep -q "^VERDICT step 3 transpose: FAIL (1 of 16 shapes fail)" <<<"$output" && ok "FAIL verdict" ||
     bad "FAIL verdict (exit $code): $output"
 sleep 1  # a stand-in that had been left waiting would log its timed part by now
-grep -q "timed" "$dir/log" && bad "a run was timed after a FAIL: $(cat "$dir/log")" || ok "nothing timed after a FAIL"
+grep -qE "timed|slice" "$dir/log" && bad "a run was timed after a FAIL: $(cat "$dir/log")" || ok "nothing timed after a FAIL"
 left=$(grep -lsa "$bin/[s]" /proc/[0-9]*/cmdline)  # [s]: not this grep itself
 [ -z "$left" ] && ok "no timing run left running" || bad "timing runs left running: $left"
-
-# make watch remembers the solutions' rates: the second check times only the student's program.
-rm -f "$dir/log"
-WORKSHOP_RATE_CACHE_S=60 bash "$check" "$bin" 3 transpose >/dev/null 2>&1
-rm -f "$dir/log"
-output=$(WORKSHOP_RATE_CACHE_S=60 bash "$check" "$bin" 3 transpose 2>&1)
-grep -q "^VERDICT step 3 transpose: PASS, 1500 GB/s, 79% of the solution, 0.79x step 2" <<<"$output" &&
-    [ -n "$(when step3_transpose "timed begins")" ] && [ -z "$(when solution3_transpose "set-up")" ] &&
-    [ -z "$(when solution2_transpose "set-up")" ] && ok "remembered rates: only the student's program timed" ||
-    bad "remembered rates: $output $(cat "$dir/log")"
-rm -f "$dir/log"
 
 # Other programs on the GPU as the timing ends (the students beside this one): the verdict says so on a line of
 # its own below it, and counts only the GPU the check ran on, where nvidia-smi can tell which that is.
@@ -148,18 +168,18 @@ rm -f "$dir/log"
 run_check wrong_when_timed
 wrong="at the size make check times (8192x8192): 3 of 4 elements never written"
 [ $code -eq 1 ] && grep -qxF "VERDICT step 3 transpose: FAIL ($wrong)" <<<"$output" &&
-    [ -z "$(when solution3_transpose "set-up")" ] && ok "FAIL when the timed run is wrong" ||
+    [ -z "$(when solution3_transpose "slice")" ] && ok "FAIL when the timed run is wrong" ||
     bad "wrong at the timed size (exit $code): $output $(cat "$dir/log" 2>/dev/null)"
 
 # Too little memory for the checker, or for the timed size: NOT CHECKED (exit 4), no FAIL, and nothing timed.
 rm -f "$dir/log"
 run_check no_room
 [ $code -eq 4 ] && grep -qxF "VERDICT step 3 transpose: NOT CHECKED (4 of 16 shapes could not run here, and nothing that ran failed: not enough device memory)" <<<"$output" &&
-    [ -z "$(when step3_transpose "timed begins")" ] && ok "NOT CHECKED when shapes could not run for memory" ||
+    [ -z "$(when step3_transpose "slice")" ] && ok "NOT CHECKED when shapes could not run for memory" ||
     bad "no room for the checker (exit $code): $output $(cat "$dir/log" 2>/dev/null)"
 run_check no_room_when_timed
 [ $code -eq 4 ] && grep -q "^VERDICT step 3 transpose: NOT CHECKED (correct on every shape, but the timed run could not start: not enough device memory: a 8192x8192" <<<"$output" &&
-    [ -z "$(when solution3_transpose "set-up")" ] && ok "NOT CHECKED when the timed size does not fit" ||
+    [ -z "$(when solution3_transpose "slice")" ] && ok "NOT CHECKED when the timed size does not fit" ||
     bad "no room for the timed run (exit $code): $output $(cat "$dir/log" 2>/dev/null)"
 
 # No GPU: said once (by the checker), whether or not the timing run got to say it first.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -53,5 +54,7 @@ int main(int argc, char** argv) {
     plan.solution = parsed.options.solution_program;
     plan.previous = parsed.options.previous_program;
     plan.options = parsed.options.timing_args;
+    const char* one_at_a_time = std::getenv("WORKSHOP_ONE_PROCESS_AT_A_TIME");
+    plan.one_process_at_a_time = one_at_a_time && std::string(one_at_a_time) == "1";
     return run_verdict(plan, [&] { return stand_in_battery(plan.mine); });
 }

@@ -2,12 +2,13 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "programs/rate_cache.hpp"
+#include "programs/timing_runs.hpp"
 #include "programs/verdict.hpp"
 #include "programs/verdict_run.hpp"
 
@@ -136,64 +137,56 @@ TEST(VerdictLine, TimingRunsGetAFifthOfASecondUnlessTold) {
 
 namespace {
 
-struct RateCacheTest : ::testing::Test {
-    std::filesystem::path dir, program;
-    int runs = 0;
-    void SetUp() override {
-        char name[] = "/tmp/rate_cache_XXXXXX";
-        ASSERT_NE(mkdtemp(name), nullptr);
-        dir = name;
-        program = dir / "solution3_transpose";
-        std::ofstream(program) << "program";
-    }
-    void TearDown() override { std::filesystem::remove_all(dir); }
-    std::optional<double> rate(long max_age, std::vector<std::string> options = {}, std::time_t now = 1000) {
-        return remembered_rate(
-            program, options, max_age, [&] { return ++runs, std::optional<double>(976.5); }, now);
-    }
-};
+// Rounds of slices of `ms` each, scaled round by round by `load` (what else ran on the GPU then).
+std::vector<std::vector<double>> rounds_of(double ms, const std::vector<double>& load) {
+    std::vector<std::vector<double>> rounds;
+    for (const double l : load) rounds.push_back({ms * l, ms * l * 1.01, ms * l * 0.99});
+    return rounds;
+}
+
+const std::vector<double> kBusyRoom = {1, 3.1, 1.2, 2.5, 1, 4, 1.7, 1, 2.2, 3};
 
 }  // namespace
 
-TEST_F(RateCacheTest, OffMeasuresEveryTime) {
-    EXPECT_EQ(rate(0), 976.5);
-    EXPECT_EQ(rate(0), 976.5);
-    EXPECT_EQ(runs, 2);
-    EXPECT_FALSE(std::filesystem::exists(dir / ".rates.json"));
+TEST(TimingRounds, ALoadThatWeighsOnBothAlikeLeavesTheRatioSure) {
+    // Each round's load lands on both runs: the ratio of each round is the same, however busy the GPU.
+    const auto mine = rounds_of(2.0, kBusyRoom), solution = rounds_of(1.0, kBusyRoom);
+    EXPECT_NEAR(ratio_uncertainty(mine, solution), 0.0, 1e-9);
+    EXPECT_EQ(ratio_doubt(mine, solution), "");
 }
 
-TEST_F(RateCacheTest, OnRemembersPerOptionsAndBuild) {
-    EXPECT_EQ(rate(60), 976.5);
-    EXPECT_EQ(rate(60), 976.5);
-    EXPECT_EQ(runs, 1);
-    EXPECT_EQ(rate(60, {"--size", "4096"}), 976.5);
-    EXPECT_EQ(runs, 2);
-    std::ofstream(program) << "program, rebuilt";
-    EXPECT_EQ(rate(60), 976.5);
-    EXPECT_EQ(runs, 3);
+TEST(TimingRounds, ALoadThatFallsOnOneSideMakesTheRatioUncertain) {
+    const auto mine = rounds_of(1.0, kBusyRoom), solution = rounds_of(1.0, std::vector<double>(10, 1.0));
+    EXPECT_GT(ratio_uncertainty(mine, solution), kRatioDoubt);
+    const std::string doubt = ratio_doubt(mine, solution);
+    EXPECT_NE(doubt.find("busy"), std::string::npos) << doubt;
 }
 
-TEST_F(RateCacheTest, ForgetsWhatIsTooOld) {
-    EXPECT_EQ(rate(60, {}, 1000), 976.5);
-    EXPECT_EQ(rate(60, {}, 1060), 976.5);
-    EXPECT_EQ(runs, 1);
-    EXPECT_EQ(rate(60, {}, 1061), 976.5);
-    EXPECT_EQ(runs, 2);
+TEST(TimingRounds, TooFewRoundsAreNeverSure) {
+    const auto two = rounds_of(1.0, {1, 1});
+    EXPECT_TRUE(std::isinf(ratio_uncertainty(two, two)));
+    EXPECT_NE(ratio_doubt(two, two), "");
 }
 
-TEST_F(RateCacheTest, AGarbledCacheIsMeasuredAround) {
-    std::ofstream(dir / ".rates.json") << "{\"rates\": [{\"key\": 3}, 7, null";
-    EXPECT_EQ(rate(60), 976.5);
-    EXPECT_EQ(rate(60), 976.5);
-    EXPECT_EQ(runs, 1);
+TEST(TimingRounds, TheUncertaintyIsTheMediansNotch) {
+    // Ratios 0.9, 1.0 x 8, 1.1: IQR 0 around 1: sure. Spread evenly from 0.8 to 1.2 over 9 rounds: IQR 0.2,
+    // notch 1.58 x 0.2 / 3 = 0.105.
+    std::vector<std::vector<double>> mine, solution;
+    for (int r = 0; r < 9; ++r) mine.push_back({1.0}), solution.push_back({0.8 + 0.05 * r});
+    EXPECT_NEAR(ratio_uncertainty(mine, solution), 1.58 * 0.2 / 3, 1e-9);
 }
 
-TEST_F(RateCacheTest, NothingMeasuredNothingRemembered) {
-    const auto none = remembered_rate(
-        program, {}, 60, [&] { return ++runs, std::optional<double>(); }, 1000);
-    EXPECT_FALSE(none);
-    EXPECT_EQ(rate(60), 976.5);
-    EXPECT_EQ(runs, 2);
+TEST(VerdictLine, AnUncertainRatioIsMarkedAndGetsNoAdvice) {
+    VerdictFacts f = pass(400, 980);
+    f.previous_rate = 470;
+    f.solution_doubt = "the GPU was busy";
+    const auto lines = verdict_lines(f);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0],
+              "VERDICT step 3 transpose: PASS, 400 GB/s, 41% of the solution (uncertain: the GPU was busy), 0.85x "
+              "step 2");
+    f.solution_doubt.clear();
+    EXPECT_EQ(verdict_lines(f).size(), 2u);  // the same figures, sure: the advice
 }
 
 TEST(Verdict, MakeWatchGetsTheLineInTheColourOfItsOutcome) {

@@ -1,0 +1,262 @@
+#include "programs/timing_runs.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace workshop {
+
+namespace {
+
+// The run's ends of its gate and reply pipes: WORKSHOP_TIMING_GATE and WORKSHOP_TIMING_REPLY name them, as
+// program_support.cpp reads them.
+constexpr int kGateFd = 3, kReplyFd = 4;
+// A first slice waits for the run's set-up, which the battery may have slowed; later ones only for the slice.
+constexpr double kFirstReplySeconds = 300, kReplySeconds = 60;
+
+// A descriptor above the standard ones and the pipes', closed on exec, so that posix_spawn's dup2 onto 0-4 always
+// makes a copy the child keeps.
+int high_fd(int fd) {
+    if (fd < 0) return fd;
+    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    close(fd);
+    return high;
+}
+
+std::string read_all(int fd) {
+    std::string text;
+    char buffer[4096];
+    if (lseek(fd, 0, SEEK_SET) < 0) return text;
+    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR);)
+        if (n > 0) text.append(buffer, static_cast<size_t>(n));
+    return text;
+}
+
+bool starts_with(const char* text, const char* prefix) { return std::strncmp(text, prefix, std::strlen(prefix)) == 0; }
+
+std::vector<std::string> environment_for(bool keep_timing_lock) {
+    std::vector<std::string> env = {fmt::format("WORKSHOP_TIMING_GATE=/dev/fd/{}", kGateFd),
+                                    fmt::format("WORKSHOP_TIMING_REPLY=/dev/fd/{}", kReplyFd)};
+    for (char** e = environ; *e; ++e) {
+        if (starts_with(*e, "WORKSHOP_TIMING_GATE=") || starts_with(*e, "WORKSHOP_TIMING_REPLY=")) continue;
+        if (!keep_timing_lock && starts_with(*e, "WORKSHOP_TIMING_LOCK=")) continue;  // the parent holds it
+        env.emplace_back(*e);
+    }
+    return env;
+}
+
+// A run that ended early (wrong at its size, or refused it) has closed its end: the word is lost, and the SIGPIPE
+// of writing it is held back and dropped, not left to end this process. (Ignoring SIGPIPE instead would pass
+// SIG_IGN on to every program this one starts.)
+bool say(int gate, const std::string& words) {
+    sigset_t pipe_signal, before;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
+    const bool lost = write(gate, words.data(), words.size()) != static_cast<ssize_t>(words.size());
+    const timespec at_once{0, 0};
+    if (lost) sigtimedwait(&pipe_signal, nullptr, &at_once);
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    return !lost;
+}
+
+double median_of(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// The value below which a share q of the sorted `values` lie (linear between neighbours).
+double quantile(const std::vector<double>& sorted, double q) {
+    const double at = q * static_cast<double>(sorted.size() - 1);
+    const size_t below = static_cast<size_t>(at);
+    const size_t above = std::min(below + 1, sorted.size() - 1);
+    return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+double seconds_timed(const std::vector<std::vector<double>>& slices) {
+    double ms = 0;
+    for (const auto& slice : slices)
+        for (const double m : slice) ms += m;
+    return ms / 1e3;
+}
+
+}  // namespace
+
+TimingRun::TimingRun(const std::vector<std::string>& argv, bool keep_timing_lock) {
+    int gate[2], reply[2];
+    if (pipe2(gate, O_CLOEXEC) != 0) return;
+    if (pipe2(reply, O_CLOEXEC) != 0) {
+        close(gate[0]), close(gate[1]);
+        return;
+    }
+    const int gate_in = high_fd(gate[0]), reply_out = high_fd(reply[1]);
+    gate_ = gate[1], reply_ = reply[0];
+    out_ = high_fd(memfd_create("timing-out", MFD_CLOEXEC));
+    err_ = high_fd(memfd_create("timing-err", MFD_CLOEXEC));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, out_, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err_, STDERR_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, gate_in, kGateFd);
+    posix_spawn_file_actions_adddup2(&actions, reply_out, kReplyFd);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // a group of its own, ended as one
+    const std::vector<std::string> env = environment_for(keep_timing_lock);
+    std::vector<char*> args, envp;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    args.push_back(nullptr), envp.push_back(nullptr);
+    if (out_ < 0 || err_ < 0 || gate_in < 0 || reply_out < 0) {
+        start_errno_ = errno;
+    } else if (const int failed = posix_spawn(&pid_, args[0], &actions, &attributes, args.data(), envp.data())) {
+        start_errno_ = failed, pid_ = -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    close(gate_in), close(reply_out);
+}
+
+std::optional<std::vector<double>> TimingRun::time_a_slice(double seconds, double timeout_s) {
+    if (pid_ < 0 || gate_ < 0 || !say(gate_, fmt::format("round {}\n", seconds))) return std::nullopt;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    for (size_t end; (end = pending_.find('\n')) == std::string::npos;) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd ready{reply_, POLLIN, 0};
+        const int polled = poll(&ready, 1, static_cast<int>(std::max<int64_t>(left.count(), 0)));
+        if (polled < 0 && errno == EINTR) continue;
+        if (polled <= 0) {
+            silent_ = true;
+            return std::nullopt;
+        }
+        char buffer[4096];
+        const ssize_t n = read(reply_, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return std::nullopt;  // the run has ended
+        pending_.append(buffer, static_cast<size_t>(n));
+    }
+    const size_t end = pending_.find('\n');
+    const std::string line = pending_.substr(0, end);
+    pending_.erase(0, end + 1);
+    try {
+        const nlohmann::json reply = nlohmann::json::parse(line);
+        return reply.at("ms").get<std::vector<double>>();
+    } catch (const nlohmann::json::exception&) { return std::nullopt; }
+}
+
+ChildResult TimingRun::wait_for_it() {
+    ChildResult r;
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    pid_ = -1;
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
+    r.out = read_all(out_);
+    r.err = read_all(err_);
+    return r;
+}
+
+ChildResult TimingRun::finish(const std::string& word) {
+    if (pid_ < 0) {
+        ChildResult r;
+        r.exit_code = 127;
+        r.err = fmt::format("could not start the timing run: {}\n", std::strerror(start_errno_));
+        return r;
+    }
+    if (silent_) {
+        kill(-pid_, SIGKILL);
+        ChildResult r = wait_for_it();
+        r.timed_out = true;
+        return r;
+    }
+    if (gate_ >= 0) say(gate_, word + "\n"), close(gate_), gate_ = -1;
+    return wait_for_it();
+}
+
+void TimingRun::stop() {
+    if (gate_ >= 0) close(gate_), gate_ = -1;
+    if (pid_ > 0) {
+        kill(-pid_, SIGKILL);
+        wait_for_it();
+    }
+    for (int* fd : {&reply_, &out_, &err_})
+        if (*fd >= 0) close(*fd), *fd = -1;
+}
+
+double ratio_uncertainty(const std::vector<std::vector<double>>& mine, const std::vector<std::vector<double>>& other) {
+    const size_t rounds = std::min(mine.size(), other.size());
+    std::vector<double> ratios;
+    for (size_t r = 0; r < rounds; ++r) {
+        const double mine_ms = median_of(mine[r]), other_ms = median_of(other[r]);
+        if (mine_ms > 0 && other_ms > 0) ratios.push_back(other_ms / mine_ms);
+    }
+    if (ratios.size() < 3) return INFINITY;
+    std::sort(ratios.begin(), ratios.end());
+    const double spread = quantile(ratios, 0.75) - quantile(ratios, 0.25);
+    return 1.58 * spread / std::sqrt(static_cast<double>(ratios.size())) / quantile(ratios, 0.5);
+}
+
+std::string ratio_doubt(const std::vector<std::vector<double>>& mine, const std::vector<std::vector<double>>& other) {
+    const double uncertainty = ratio_uncertainty(mine, other);
+    if (uncertainty <= kRatioDoubt) return {};
+    if (std::isinf(uncertainty)) return "too few rounds were timed to compare";
+    return fmt::format("the GPU was busy: its rounds gave ratios that pin it down only to {}{:.0f}%", "\u00b1",
+                       100 * uncertainty);
+}
+
+namespace {
+
+bool enough(const Rounds& rounds, int done) {
+    if (done < kMinRounds) return false;
+    for (const auto& slices : rounds.slices)
+        if (seconds_timed(slices) < kMinSecondsEach) return false;
+    for (size_t i = 1; i < rounds.slices.size(); ++i)
+        if (ratio_uncertainty(rounds.slices[0], rounds.slices[i]) > kRatioDoubt / 2) return false;
+    return true;
+}
+
+}  // namespace
+
+Rounds time_in_rounds(const std::vector<TimingRun*>& runs) {
+    Rounds rounds;
+    rounds.slices.resize(runs.size());
+    const auto start = std::chrono::steady_clock::now();
+    for (int done = 0; done < kMaxRounds; ++done) {
+        // Every other round in the other order, so that no run always follows the same one.
+        for (size_t k = 0; k < runs.size(); ++k) {
+            const size_t i = done % 2 ? runs.size() - 1 - k : k;
+            const auto slice = runs[i]->time_a_slice(kSliceSeconds, done == 0 ? kFirstReplySeconds : kReplySeconds);
+            if (!slice || slice->empty()) {
+                for (size_t j = 0; j < runs.size(); ++j) rounds.slices[j].resize(static_cast<size_t>(done));
+                rounds.complete = false;
+                return rounds;
+            }
+            rounds.slices[i].push_back(*slice);
+        }
+        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (enough(rounds, done + 1) || spent > kMaxRoundsSeconds) break;
+    }
+    return rounds;
+}
+
+}  // namespace workshop
