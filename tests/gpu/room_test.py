@@ -10,8 +10,8 @@ transpose, step 1 matmul, step 2 transpose, ...), then start their checks at the
 make check. Each verdict is printed, then a summary line a round.
 
 What must hold: every check PASSes; every ratio to the solution lies within 90-110%, or is marked uncertain (at most
-one in 24 marked); with --alone, each step and track is first checked alone, and every "x step N-1" in the room lies
-within 10% of the figure the same check read alone. Exit 0 when all of it holds, 1 when not, 3 (skipped) where
+one in 24 marked); with --alone, each step and track is first checked alone, reading 97-103% of the solution, and
+every "x step N-1" in the room lies within 10% of the figure the same check read alone. Exit 0 when all of it holds, 1 when not, 3 (skipped) where
 there is no GPU.
 """
 import argparse
@@ -67,9 +67,9 @@ def read_verdict(output):
 
 
 def check_alone(check_sh, root, bin_dir):
-    """Each step and track checked alone: its "x step N-1" figure."""
+    """Each step and track checked alone: its "x step N-1" figure; its share of the solution must be 97-103%."""
     folder = scratch_bin(root, "alone", bin_dir, slots(10))
-    alone = {}
+    alone, off = {}, 0
     for step, track in slots(10):
         process = start_check(check_sh, folder, step, track, bin_dir)
         output, _ = process.communicate()
@@ -78,7 +78,9 @@ def check_alone(check_sh, root, bin_dir):
         verdict = read_verdict(output)
         print(f"alone: {verdict[5]}")
         alone[(step, track)] = verdict[3]
-    return alone
+        off += 0 if verdict[0] == "PASS" and verdict[1] is not None and 97 <= verdict[1] <= 103 else 1
+    print(f"alone: {10 - off} of 10 PASS at 97-103% of the solution", flush=True)
+    return alone, off
 
 
 def room_round(check_sh, root, bin_dir, students, number, alone):
@@ -122,12 +124,20 @@ def main():
         print("error: --students and --rounds take a whole number of at least 1", file=sys.stderr)
         return 2
     bin_dir = os.path.abspath(args.bin)
+    for step in range(1, 6):
+        for track in ("transpose", "matmul"):
+            if not os.access(os.path.join(bin_dir, f"solution{step}_{track}"), os.X_OK):
+                print(f"error: {bin_dir}/solution{step}_{track} is not built (make build)", file=sys.stderr)
+                return 2
     root = tempfile.mkdtemp(prefix="room_test_")
     try:
-        alone = check_alone(args.check_sh, root, bin_dir) if args.alone else None
-        if args.alone and alone is None:
-            print("skipped: no CUDA device")
-            return NO_GPU
+        alone, alone_off = None, 0
+        if args.alone:
+            checked = check_alone(args.check_sh, root, bin_dir)
+            if checked is None:
+                print("skipped: no CUDA device")
+                return NO_GPU
+            alone, alone_off = checked
         totals = [0, 0, 0, 0, 0]
         for number in range(1, args.rounds + 1):
             counts = room_round(args.check_sh, root, bin_dir, args.students, number, alone)
@@ -140,7 +150,7 @@ def main():
         print(f"all rounds: {passed} of {checks} PASS; {outside} ratios outside 90-110%, {uncertain} uncertain, "
               f"{no_ratio} without a ratio" + (f"; {times_off} x step N-1 more than 10% from alone" if alone else ""))
         ok = passed == checks and outside == 0 and no_ratio == 0 and uncertain <= max(1, checks // 24)
-        return 0 if ok and times_off == 0 else 1
+        return 0 if ok and times_off == 0 and alone_off == 0 else 1
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
