@@ -16,7 +16,7 @@ import sys
 import xml.etree.ElementTree as ElementTree
 import zlib
 
-EXPECTED = ["bench_matmul.svg", "bench_transpose.svg", "matmul.svg", "transpose.svg"]
+EXPECTED = ["bench_matmul.svg", "bench_roofline.svg", "bench_transpose.svg", "matmul.svg", "roofline.svg", "transpose.svg"]
 
 
 def read_png(path):
