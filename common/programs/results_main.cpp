@@ -284,8 +284,8 @@ double dram_bandwidth(const std::vector<ResultRow>& rows) {
 // Adds the roofline of one matmul table (the steps, cuBLAS and the FP32 peak of one size) to `files`, as `file`.
 void publish_roofline(const TrackSpec& spec, const std::vector<ResultRow>& rows, double dram_gbps,
                       const std::string& file, std::vector<ResultFile>& files) {
+    if (rows.empty()) return;  // a sweep cut short before the lesson size
     const Roofline roof = roofline_of(rows, spec.reference, dram_gbps);
-    if (roof.steps.empty()) return;
     const std::string shape = rows.back().shape, device = rows.back().device;
     const ChartText text{
         fmt::format("matmul roofline, {} on {}", spaced(shape), device),
@@ -603,7 +603,9 @@ int measure(const Settings& s) {
     const std::string tracks = s.only.empty() ? "{transpose,matmul}" : s.only;
     fmt::print("\nwritten: {}/{}{}.{{csv,json,svg}}", s.out.string(), sweep ? "bench_" : "", tracks);
     if (sweep) fmt::print(" and {}/bench_odd_shapes_{}.{{csv,json}}", s.out.string(), tracks);
-    if (s.only != "transpose") fmt::print(" and {}/{}roofline.svg", s.out.string(), sweep ? "bench_" : "");
+    const std::string roofline = sweep ? "bench_roofline.svg" : "roofline.svg";
+    if (std::any_of(files.begin(), files.end(), [&](const ResultFile& f) { return f.name == roofline; }))
+        fmt::print(" and {}/{}", s.out.string(), roofline);
     fmt::print("\n");
     return ok ? kExitOk : kExitWrongAnswer;
 }
