@@ -1,6 +1,6 @@
 // The instructor's results table (`make run` at the top): every solution, then the references, one table per
 // track, each step's ratio taken against the yardstick measured in that step's own run. Also written as CSV,
-// JSON and an SVG chart for slides.
+// JSON and an SVG chart for slides, and the matmul track's roofline (roofline.svg; bench_roofline.svg for a sweep).
 //   workshop_results [--out DIR] [--track transpose|matmul] [program options]
 //   workshop_results --sweep [...]   the benchmark (`make bench`): the same over a range of sizes, twice
 //   workshop_results --replot DIR [--out DIR] [--track T] [--date YYYY-MM-DD]
@@ -31,6 +31,7 @@
 #include "programs/bench_odd_shapes.hpp"
 #include "programs/options.hpp"
 #include "report/report.hpp"
+#include "report/roofline.hpp"
 #include "report/svg_chart.hpp"
 
 using namespace workshop;
@@ -270,6 +271,40 @@ void add_data_files(const std::string& stem, const std::vector<ResultRow>& rows,
     files.push_back({stem + ".json", to_json(rows)});
 }
 
+// A track whose kernels do flops, which therefore has a roofline (a transpose only moves bytes).
+bool has_flops(const TrackSpec& spec) { return spec.unit == "GFLOP/s"; }
+
+// The theoretical DRAM bandwidth of a transpose table's limit row; 0 where there is none.
+double dram_bandwidth(const std::vector<ResultRow>& rows) {
+    for (const auto& r : rows)
+        if (r.kind == "limit" && r.unit == "GB/s") return r.rate;
+    return 0;
+}
+
+// Adds the roofline of one matmul table (the steps, cuBLAS and the FP32 peak of one size) to `files`, as `file`.
+void publish_roofline(const TrackSpec& spec, const std::vector<ResultRow>& rows, double dram_gbps,
+                      const std::string& file, std::vector<ResultFile>& files) {
+    if (rows.empty()) return;  // a sweep cut short before the lesson size
+    const Roofline roof = roofline_of(rows, spec.reference, dram_gbps);
+    const std::string shape = rows.back().shape, device = rows.back().device;
+    const ChartText text{
+        fmt::format("matmul roofline, {} on {}", spaced(shape), device),
+        fmt::format("measured {}; each step at the bytes its tiles request, cuBLAS at the least the product needs",
+                    date_span(rows)),
+        spec.unit,
+        fmt::format("above the DRAM roof, L1 and L2 serve part of the bytes{}",
+                    roof.l2_gbps > 0 ? "" : " (no L2 roof: the device's figures give no L2 bandwidth)")};
+    files.push_back({file, svg_roofline(text, roof)});
+}
+
+// A sweep's rows at the lesson size from its first run: one table, as make run's.
+std::vector<ResultRow> lesson_rows(const TrackSpec& spec, const std::vector<ResultRow>& all) {
+    std::vector<ResultRow> rows;
+    for (const auto& r : all)
+        if (side_of(r) == spec.lesson_size && r.note == "run 1 of 2") rows.push_back(r);
+    return rows;
+}
+
 // Prints one track's table, and adds its CSV, JSON and bar chart to `files`.
 void publish_table(const TrackSpec& spec, const std::vector<ResultRow>& table, std::vector<ResultFile>& files) {
     const std::string shape = table.empty() ? "" : table.back().shape;
@@ -288,7 +323,8 @@ void publish_table(const TrackSpec& spec, const std::vector<ResultRow>& table, s
     const ChartText text{
         fmt::format("{} {} on {}", spec.track, spaced(shape), device),
         fmt::format("measured {}; each bar the median of its timed runs; dashed: the limits", date_span(table)),
-        spec.unit};
+        spec.unit,
+        has_flops(spec) ? "" : "a transpose does no flops, so it has no place on a roofline: bandwidth is its measure"};
     files.push_back({spec.track + ".svg", svg_bar_chart(text, bars, limits)});
 }
 
@@ -346,7 +382,7 @@ ChartText sweep_text(const TrackSpec& spec, const std::vector<ResultRow>& all, c
     return {fmt::format("{}, {} from {} to {}, on {}", spec.track, spec.track == "transpose" ? "side" : "M = N = K",
                         smallest, largest, device),
             fmt::format("measured {}; the median of each size's first run (both runs in the CSV)", date_span(all)),
-            spec.unit};
+            spec.unit, ""};
 }
 
 // How far a kernel's two medians at one size lie apart, |run 1 - run 2| / run 1, and which kernel at which size:
@@ -503,10 +539,18 @@ int replot(const Settings& s) {
     std::vector<ResultFile> files;
     for (const auto& spec : kTracks) {
         if (!wanted(s, spec)) continue;
-        if (const auto rows = read_rows(s.replot / (spec.track + ".csv"), s.date); !rows.empty())
+        const double dram_gbps = dram_bandwidth(parse_rows(read_file(s.replot / "transpose.csv")));
+        if (const auto rows = read_rows(s.replot / (spec.track + ".csv"), s.date); !rows.empty()) {
             publish_table(spec, rows, files);
-        if (const auto rows = read_rows(s.replot / ("bench_" + spec.track + ".csv"), s.date); !rows.empty())
+            if (has_flops(spec)) publish_roofline(spec, rows, dram_gbps, "roofline.svg", files);
+        }
+        if (const auto rows = read_rows(s.replot / ("bench_" + spec.track + ".csv"), s.date); !rows.empty()) {
             publish_sweep(spec, rows, files, variations);
+            const double bench_dram = dram_bandwidth(parse_rows(read_file(s.replot / "bench_transpose.csv")));
+            if (has_flops(spec))
+                publish_roofline(spec, lesson_rows(spec, rows), bench_dram > 0 ? bench_dram : dram_gbps,
+                                 "bench_roofline.svg", files);
+        }
     }
     print_variation(variations);
     if (files.empty()) {
@@ -518,18 +562,21 @@ int replot(const Settings& s) {
 }
 
 // make run (one table per track) or make bench (a sweep per track, then the awkward shapes).
+// The roofline's DRAM slope is `dram_gbps`, the device's theoretical bandwidth (the transpose table's limit row).
 bool measure_track(const Settings& s, const TrackSpec& spec, const fs::path& bin, const std::string& today,
-                   std::vector<ResultFile>& files, std::vector<Variation>& variations) {
+                   double dram_gbps, std::vector<ResultFile>& files, std::vector<Variation>& variations) {
     std::vector<ResultRow> rows;
     if (s.mode == ResultsMode::Table) {
         const bool ok = gather_table(spec, bin, s.passed_on, rows);
         stamp_date(rows, today);
         publish_table(spec, rows, files);
+        if (has_flops(spec)) publish_roofline(spec, rows, dram_gbps, "roofline.svg", files);
         return ok;
     }
     bool ok = gather_sweep(spec, bin, s.passed_on, rows);
     stamp_date(rows, today);
     publish_sweep(spec, rows, files, variations);
+    if (has_flops(spec)) publish_roofline(spec, lesson_rows(spec, rows), dram_gbps, "bench_roofline.svg", files);
     std::vector<ResultRow> odd_rows;
     ok &= bench_odd_shapes(spec.track, bin, s.passed_on, run_program, odd_rows);
     stamp_date(odd_rows, today);
@@ -549,13 +596,16 @@ int measure(const Settings& s) {
     std::vector<ResultFile> files;
     std::vector<Variation> variations;
     for (const auto& spec : kTracks)
-        if (wanted(s, spec)) ok &= measure_track(s, spec, bin, today, files, variations);
+        if (wanted(s, spec)) ok &= measure_track(s, spec, bin, today, device.dram_gbps, files, variations);
     print_variation(variations);
     write_result_files(s.out, files);
     const bool sweep = s.mode == ResultsMode::Sweep;
     const std::string tracks = s.only.empty() ? "{transpose,matmul}" : s.only;
     fmt::print("\nwritten: {}/{}{}.{{csv,json,svg}}", s.out.string(), sweep ? "bench_" : "", tracks);
     if (sweep) fmt::print(" and {}/bench_odd_shapes_{}.{{csv,json}}", s.out.string(), tracks);
+    const std::string roofline = sweep ? "bench_roofline.svg" : "roofline.svg";
+    if (std::any_of(files.begin(), files.end(), [&](const ResultFile& f) { return f.name == roofline; }))
+        fmt::print(" and {}/{}", s.out.string(), roofline);
     fmt::print("\n");
     return ok ? kExitOk : kExitWrongAnswer;
 }

@@ -1,5 +1,4 @@
-// CSV is written by hand (one flat table of strings and numbers: csv_escape is the whole of it) and read back only
-// from what to_csv wrote (for `workshop_results --replot`). JSON goes through nlohmann-json both ways: the step
+// CSV goes through report/csv.hpp both ways (RFC 4180 quoting), read back for `workshop_results --replot`. JSON goes through nlohmann-json both ways: the step
 // programs print their rows with to_json, and workshop_results reads them back with rows_from_json.
 #include "report/report.hpp"
 
@@ -16,29 +15,26 @@
 #include <sstream>
 
 #include "base/files.hpp"
+#include "report/csv.hpp"
 
 namespace workshop {
 
-std::string csv_escape(const std::string& field) {
-    if (field.find_first_of(",\"\n") == std::string::npos) return field;
-    std::string quoted = "\"";
-    for (char c : field) {
-        if (c == '"') quoted += '"';
-        quoted += c;
-    }
-    return quoted + "\"";
-}
+namespace {
 
-std::string csv_header() {
-    return "track,name,kind,shape,status,reps,median_ms,min_ms,max_ms,rate,unit,pct_of_reference,pct_of_peak,device,"
-           "note,date";
-}
+// The columns, in the order of every CSV file and JSON row: tests and the pages read them by these names.
+const std::vector<std::string> kColumns = {"track",       "name",   "kind",   "shape", "status", "reps",
+                                           "median_ms",   "min_ms", "max_ms", "rate",  "unit",   "pct_of_reference",
+                                           "pct_of_peak", "device", "note",   "date"};
+
+}  // namespace
+
+std::string csv_header() { return csv_line(kColumns); }
 
 std::string to_csv(const ResultRow& r) {
-    return fmt::format("{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.4g},{:.4g},{},{},{}", csv_escape(r.track),
-                       csv_escape(r.name), r.kind, r.shape, r.status, r.reps, r.median_ms, r.min_ms, r.max_ms, r.rate,
-                       r.unit, r.pct_of_reference, r.pct_of_peak, csv_escape(r.device), csv_escape(r.note),
-                       csv_escape(r.date));
+    return csv_line(
+        {r.track, r.name, r.kind, r.shape, r.status, std::to_string(r.reps), fmt::format("{:.6g}", r.median_ms),
+         fmt::format("{:.6g}", r.min_ms), fmt::format("{:.6g}", r.max_ms), fmt::format("{:.6g}", r.rate), r.unit,
+         fmt::format("{:.4g}", r.pct_of_reference), fmt::format("{:.4g}", r.pct_of_peak), r.device, r.note, r.date});
 }
 
 std::string to_csv(const std::vector<ResultRow>& rows) {
@@ -49,35 +45,10 @@ std::string to_csv(const std::vector<ResultRow>& rows) {
 
 namespace {
 
-std::vector<std::string> split_csv(const std::string& line) {
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                fields.back() += '"', ++i;
-            else if (c == '"')
-                quoted = false;
-            else
-                fields.back() += c;
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            fields.emplace_back();
-        } else {
-            fields.back() += c;
-        }
-    }
-    return fields;
-}
-
-}  // namespace
-
-bool from_csv(const std::string& line, ResultRow& r) {
-    auto f = split_csv(line);
-    if ((f.size() != 15 && f.size() != 16) || f[0] == "track") return false;
-    f.resize(16);  // files written before rows carried a date
+// One record's fields as a row; false where they are not one (the header, or the wrong number of fields).
+bool row_of(std::vector<std::string> f, ResultRow& r) {
+    if ((f.size() != kColumns.size() && f.size() != kColumns.size() - 1) || f[0] == kColumns[0]) return false;
+    f.resize(kColumns.size());  // files written before rows carried a date
     auto num = [](const std::string& s) { return std::strtod(s.c_str(), nullptr); };
     r = ResultRow{f[0],       f[1],      f[2],      f[3],      f[4],  std::atoi(f[5].c_str()),
                   num(f[6]),  num(f[7]), num(f[8]), num(f[9]), f[10], num(f[11]),
@@ -85,13 +56,18 @@ bool from_csv(const std::string& line, ResultRow& r) {
     return true;
 }
 
+}  // namespace
+
+bool from_csv(const std::string& record, ResultRow& r) {
+    const auto records = parse_csv(record);
+    return records.size() == 1 && row_of(records.front(), r);
+}
+
 std::vector<ResultRow> parse_rows(const std::string& csv) {
     std::vector<ResultRow> rows;
-    std::istringstream lines(csv);
-    std::string line;
     ResultRow r;
-    while (std::getline(lines, line))
-        if (from_csv(line, r)) rows.push_back(r);
+    for (const auto& fields : parse_csv(csv))
+        if (row_of(fields, r)) rows.push_back(r);
     return rows;
 }
 

@@ -31,10 +31,10 @@ std::string csv_header();
 std::string to_csv(const ResultRow& row);
 // The header and every row, one line each: a whole CSV file.
 std::string to_csv(const std::vector<ResultRow>& rows);
-// Parses one line written by to_csv (or by an older version, which wrote no date); false if it is not such a
-// line.
+// Parses one record written by to_csv (or by an older version, which wrote no date); false if it is not such a
+// record. A quoted field may span lines, so a record may too.
 bool from_csv(const std::string& line, ResultRow& row);
-// Every line of `csv` that from_csv accepts, in order.
+// Every record of `csv` that from_csv accepts, in order (the header and records of another shape are skipped).
 std::vector<ResultRow> parse_rows(const std::string& csv);
 
 // A JSON array of the rows, one row to a line; a ratio < 0 (none) and any number JSON cannot hold are null.
@@ -52,8 +52,6 @@ std::string format_rate(double rate);
 
 // An aligned text table: name, status, median, rate, % of reference, % of peak, note.
 std::string to_table(const std::vector<ResultRow>& rows, const std::string& reference_label);
-
-std::string csv_escape(const std::string& field);
 
 // One file of a set that write_result_files writes: a name inside the folder, and what it holds.
 struct ResultFile {

@@ -10,14 +10,9 @@
 
 namespace workshop {
 
+namespace svg_parts {
+
 namespace {
-
-using chart::text_width;
-
-constexpr double kMargin = 16, kTitlePx = 17, kSubtitlePx = 12, kLabelPx = 13, kLegendPx = 12, kSmallPx = 11;
-constexpr double kBoldFactor = 1.1;  // bold text is about this much wider
-const char* const kStepColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1"};
-const char* const kOtherColors[] = {"#222222", "#9c755f", "#17a2b8", "#c9a300", "#7f7f7f", "#ff9da7"};
 
 std::string esc(const std::string& s) {
     std::string out;
@@ -34,15 +29,15 @@ std::string esc(const std::string& s) {
     return out;
 }
 
-// One line of text. `halo` draws a white outline under it, so that it stays readable across a grid line.
-std::string text(double x, double y, double px, const char* anchor, const std::string& s, bool halo = false,
-                 const char* extra = "") {
+}  // namespace
+
+std::string text(double x, double y, double px, const char* anchor, const std::string& s, bool halo,
+                 const char* extra) {
     return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\" text-anchor=\"{}\"{}{}>{}</text>\n", x, y, px,
                        anchor, halo ? " stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"" : "", extra,
                        esc(s));
 }
 
-// The document, its background, the title and the subtitle.
 std::string header(double width, double height, const ChartText& t) {
     return fmt::format(
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
@@ -53,10 +48,25 @@ std::string header(double width, double height, const ChartText& t) {
            text(width / 2, 48, kSubtitlePx, "middle", t.subtitle, false, " fill=\"#555\"");
 }
 
-// The chart must be wide enough for its title and subtitle.
 double title_width(const ChartText& t) {
-    return std::max(text_width(t.title, kTitlePx * kBoldFactor), text_width(t.subtitle, kSubtitlePx)) + 2 * kMargin;
+    return std::max({chart::text_width(t.title, kTitlePx * kBoldFactor), chart::text_width(t.subtitle, kSubtitlePx),
+                     chart::text_width(t.footnote, kSmallPx)}) +
+           2 * kMargin;
 }
+
+std::string footnote(double y, const ChartText& t) {
+    return t.footnote.empty() ? "" : text(kMargin, y, kSmallPx, "start", t.footnote, false, " fill=\"#555\"");
+}
+
+}  // namespace svg_parts
+
+namespace {
+
+using namespace svg_parts;
+using chart::text_width;
+
+const char* const kStepColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1"};
+const char* const kOtherColors[] = {"#222222", "#9c755f", "#17a2b8", "#c9a300", "#7f7f7f", "#ff9da7"};
 
 std::string axis_unit(const ChartText& t, const chart::Axis& axis) { return t.unit + (axis.log ? " (log scale)" : ""); }
 
@@ -120,7 +130,7 @@ BarLayout lay_out_bars(const ChartText& t, const std::vector<Bar>& bars, const s
     l.top = 66 + row_count * BarLayout::kLimitRowH;
     l.bottom = l.top + bars.size() * BarLayout::kRowH;
     l.width = std::max(l.left + BarLayout::kPlotW + value_w + 12 + kMargin, title_width(t));
-    l.height = l.bottom + 52;
+    l.height = l.bottom + 52 + (t.footnote.empty() ? 0 : 18);
     return l;
 }
 
@@ -187,7 +197,7 @@ std::string svg_bar_chart(const ChartText& t, const std::vector<Bar>& bars, cons
             "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\" "
             "stroke-dasharray=\"5,4\"/>\n",
             l.x_of(limits[i].value), l.top - 4 - l.rows[i] * BarLayout::kLimitRowH, l.bottom);
-    return svg + bar_value_labels(l, bars, limits) + "</svg>\n";
+    return svg + bar_value_labels(l, bars, limits) + footnote(l.bottom + 62, t) + "</svg>\n";
 }
 
 namespace {

@@ -2,11 +2,14 @@
 """Redraws the charts of a results folder with this build's workshop_results (--replot), renders each SVG to
 PNG with librsvg's rsvg-convert, and checks every picture: the SVG is well-formed XML, rsvg-convert succeeds,
 the PNG has the size the SVG declares, it is a white page with ink on it, and every colour the SVG fills a
-bar or a marker with is there in the pixels (so the bars and lines were drawn, not just the text).
+bar or a marker with is there in the pixels (so the bars and lines were drawn, not just the text). The matmul
+roofline's points are checked against the CSV: each step at its measured rate, the steps moving right.
 
 usage: render_charts.py WORKSHOP_RESULTS RESULTS_DIR OUT_DIR RSVG_CONVERT
 The PNG files stay in OUT_DIR, to be looked at.
 """
+import csv
+import math
 import pathlib
 import re
 import shutil
@@ -16,7 +19,7 @@ import sys
 import xml.etree.ElementTree as ElementTree
 import zlib
 
-EXPECTED = ["bench_matmul.svg", "bench_transpose.svg", "matmul.svg", "transpose.svg"]
+EXPECTED = ["bench_matmul.svg", "bench_roofline.svg", "bench_transpose.svg", "matmul.svg", "roofline.svg", "transpose.svg"]
 
 
 def read_png(path):
@@ -88,6 +91,38 @@ def check(svg_path, png_path, rsvg):
     return not problems
 
 
+def check_roofline(svg_path, csv_path):
+    """Each step's circle in the roofline sits at its rate in the CSV (read through the y axis's own tick labels),
+    and the steps move right, or stay, from one to the next. The CSV names the rates; the intensities are the
+    chart's own (report/roofline.cpp), checked by the host tests."""
+    svg = svg_path.read_text()
+    ticks = [(float(label[:-1]) * 1000 if label.endswith("k") else float(label), float(y) - 4)
+             for y, label in re.findall(r'<text x="[-0-9.]+" y="([-0-9.]+)"[^>]*class="y-tick">([^<]*)</text>', svg)]
+    (v0, p0), (v1, p1) = ticks[0], ticks[-1]
+    def rate_at(y):
+        return 10 ** (math.log10(v0) + (y - p0) / (p1 - p0) * (math.log10(v1) - math.log10(v0)))
+    circles = {title: (float(x), float(y)) for x, y, title in
+               re.findall(r'<circle cx="([-0-9.]+)" cy="([-0-9.]+)"[^>]*><title>([^<]*)</title>', svg)}
+    problems = []
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            match = re.match(r"step ([1-5])\b", row["name"])
+            label = f"step {match.group(1)}" if match and row["kind"] == "step" else row["name"]
+            if row["kind"] not in ("step", "reference") or label not in circles:
+                continue
+            drawn = rate_at(circles[label][1])
+            if abs(drawn / float(row["rate"]) - 1) > 0.01:
+                problems.append(f"{label} drawn at {drawn:.0f}, the CSV says {row['rate']}")
+    steps = [circles.get(f"step {n}") for n in range(1, 6)]
+    if None in steps:
+        problems.append(f"the roofline has {sorted(circles)}: not every step")
+    elif any(b[0] < a[0] - 0.01 for a, b in zip(steps, steps[1:])) or not steps[4][0] > steps[0][0]:
+        problems.append("the steps do not move right as their tiles grow")
+    print(f"{svg_path.name}: {len(circles)} points" + (": " + "; ".join(problems) if problems else ", each at its "
+                                                        "rate in the CSV, the steps moving right"))
+    return not problems
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
@@ -99,6 +134,7 @@ def main():
     if svgs != EXPECTED:
         sys.exit(f"the replot wrote {svgs}, expected {EXPECTED}")
     ok = all([check(out / name, out / name.replace(".svg", ".png"), rsvg) for name in svgs])
+    ok &= check_roofline(out / "roofline.svg", source / "matmul.csv")
     print(f"rendered with {subprocess.run([rsvg, '--version'], capture_output=True, text=True).stdout.strip()}"
           f" into {out}")
     sys.exit(0 if ok else 1)

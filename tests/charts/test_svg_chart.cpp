@@ -91,8 +91,8 @@ bool is_125(double v) {
 }
 
 const ChartText kMatmulText{"matmul 4096 x 4096 x 4096 on NVIDIA H100 80GB HBM3",
-                            "measured 2026-11-22; each bar the median of its timed runs; dashed: the limits",
-                            "GFLOP/s"};
+                            "measured 2026-11-22; each bar the median of its timed runs; dashed: the limits", "GFLOP/s",
+                            ""};
 
 // The H100's `make run` figures: 92 to 66,908 GFLOP/s, the two limits 30% apart.
 const std::vector<Bar> kMatmulBars{{"CPU (OpenMP)", 92.06},
@@ -136,7 +136,7 @@ TEST(SvgChart, BarChartOverAThousandfoldRangeIsLogWithRoundTicksAndReadableBars)
 }
 
 TEST(SvgChart, BarChartWithinTenfoldIsLinearFromZero) {
-    const std::string svg = svg_bar_chart({"transpose", "today", "GB/s"}, {{"step 4", 1606.8}, {"step 5", 2826.6}},
+    const std::string svg = svg_bar_chart({"transpose", "today", "GB/s", ""}, {{"step 4", 1606.8}, {"step 5", 2826.6}},
                                           {{"copy kernel", 2893.1}, {"theoretical DRAM bandwidth", 3352.3}});
     EXPECT_EQ(svg.find("log scale"), std::string::npos);
     const auto ticks = tick_values(svg);
@@ -150,12 +150,12 @@ TEST(SvgChart, BarChartWithinTenfoldIsLinearFromZero) {
 TEST(SvgChart, CrowdedLimitLabelsTakeRowsOfTheirOwn) {
     std::vector<LimitLine> limits;
     for (int i = 0; i < 6; ++i) limits.push_back({"a limit with a long name", 3000 + 40.0 * i});
-    const std::string svg = svg_bar_chart({"crowded", "", "GB/s"}, {{"CPU", 8}, {"step 1", 200}}, limits);
+    const std::string svg = svg_bar_chart({"crowded", "", "GB/s", ""}, {{"CPU", 8}, {"step 1", 200}}, limits);
     expect_clean_layout(svg);
 }
 
 TEST(SvgChart, TextIsEscaped) {
-    const std::string svg = svg_bar_chart({"transpose <8192> & more", "", "GB/s"}, {{"a<b", 1}}, {});
+    const std::string svg = svg_bar_chart({"transpose <8192> & more", "", "GB/s", ""}, {{"a<b", 1}}, {});
     EXPECT_NE(svg.find("transpose &lt;8192&gt; &amp; more"), std::string::npos);
     EXPECT_NE(svg.find("a&lt;b"), std::string::npos);
 }
@@ -175,7 +175,7 @@ TEST(SvgChart, LineChartIsLogWhereValuesSpanMoreThanTenfoldAndListsTheLinesInOrd
         {"step 5", {{1024, 967.3}, {2048, 2637.9}, {4096, 2521.4}, {8192, 2786.2}, {16384, 2868.4}}, false},
         {"theoretical DRAM bandwidth", {{1024, 3352.3}, {16384, 3352.3}}, true}};
     const std::string svg =
-        svg_line_chart({"transpose, side from 1024 to 16384, on a GPU", "measured 2026-11-22", "GB/s"},
+        svg_line_chart({"transpose, side from 1024 to 16384, on a GPU", "measured 2026-11-22", "GB/s", ""},
                        "matrix side (rows = cols)", series);
     EXPECT_NE(svg.find(">GB/s (log scale)<"), std::string::npos);
     EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);
@@ -197,7 +197,17 @@ TEST(SvgChart, LineChartIsLogWhereValuesSpanMoreThanTenfoldAndListsTheLinesInOrd
 TEST(SvgChart, LineChartThinsSizeLabelsThatWouldTouch) {
     Series s{"step 5", {}, false};
     for (int e = 1; e <= 24; ++e) s.points.push_back({std::exp2(e), 100.0 * e});
-    const std::string svg = svg_line_chart({"many sizes", "", "GB/s"}, "side", {s});
+    const std::string svg = svg_line_chart({"many sizes", "", "GB/s", ""}, "side", {s});
     expect_clean_layout(svg);
     EXPECT_NE(svg.find(">2<"), std::string::npos);
+}
+
+TEST(SvgChart, AFootnoteIsOneLineUnderTheChartInsideTheCanvas) {
+    const std::string note = "a transpose does no flops, so it has no place on a roofline: bandwidth is its measure";
+    const std::string svg =
+        svg_bar_chart({"transpose", "today", "GB/s", note}, {{"step 4", 1606.8}, {"step 5", 2826.6}}, {});
+    EXPECT_NE(svg.find(">" + note + "</text>"), std::string::npos);
+    expect_clean_layout(svg);
+    const std::string without = svg_bar_chart({"transpose", "today", "GB/s", ""}, {{"step 4", 1606.8}}, {});
+    EXPECT_GT(canvas(svg).second, canvas(without).second);  // room made for it
 }
