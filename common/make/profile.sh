@@ -9,7 +9,7 @@ shift 2
 source "$(dirname "$0")/lib.sh"
 if ! command -v ncu >/dev/null 2>&1; then
     echo "error: ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (add /usr/local/cuda/bin to PATH)" >&2
-    exit 2
+    exit "${exit_codes[kExitBadUsage]}"
 fi
 # Large enough to fill the GPU, small enough that replaying the kernel for every counter stays quick.
 args=("$@")
@@ -51,7 +51,7 @@ if grep -q "ERR_NVGPUCTRPERM" "$log"; then
     echo "  to a file in /etc/modprobe.d/ and reboot (details: https://developer.nvidia.com/ERR_NVGPUCTRPERM)" >&2
     exit 1
 fi
-if grep -q "no CUDA device" "$log"; then grep "no CUDA device" "$log" >&2; exit 3; fi
+if grep -q "no CUDA device" "$log"; then grep "no CUDA device" "$log" >&2; exit "${exit_codes[kExitNoDevice]}"; fi
 if ! grep -q '"Metric Name"' "$log"; then
     if grep -q "No kernels were profiled" "$log"; then
         echo "$(basename "$program"): no kernel was launched (step 1's starting point runs on the CPU): nothing to profile yet"
