@@ -16,6 +16,8 @@ export PATH="$PATH:/usr/local/cuda/bin"
 # The one-node cluster (stopped on the way out), then the checks' helpers: fail, expect, same_as_here, ...
 source "$top/.ci/slurm_cluster.sh"
 source "$top/.ci/slurm_checks.sh"
+# The programs' exit codes, by the names of common/base/exit_codes.hpp (make's own failure is its 2).
+source "$top/common/base/exit_codes.sh"
 
 launch=common/room/launch.sh
 export WORKSHOP_LAUNCHER="srun --partition=gpu --gres=gpu:1 --time=5"
@@ -27,9 +29,9 @@ echo "== submitted a job that outlives its one-minute limit (srun --time=1 sleep
 
 echo "== programs through $WORKSHOP_LAUNCHER"
 expect "host tests in a job" 0 "PASSED" $launch build/bin/host_tests --gtest_brief=1
-expect "bad option in a job" 2 "'abc' is not a whole number" $launch build/bin/solution2_transpose --rows abc
+expect "bad option in a job" "${exit_codes[kExitBadUsage]}" "'abc' is not a whole number" $launch build/bin/solution2_transpose --rows abc
 expect "help in a job" 0 "usage:" $launch build/bin/solution2_matmul --help
-expect "GPU program in a job" 3 "no CUDA device" $launch build/bin/solution2_transpose
+expect "GPU program in a job" "${exit_codes[kExitNoDevice]}" "no CUDA device" $launch build/bin/solution2_transpose
 # make watch reads its keys from the terminal while its checks run as jobs; srun passes its standard input on to
 # the job unless told otherwise, and would take the keys pressed meanwhile.
 expect "a job leaves the terminal's input alone" 0 "^abc$" bash -c "printf 'abc\n' | { $launch true; cat; }"
@@ -94,7 +96,8 @@ expect "sbatch results.sbatch" 2 "Submitted batch job" \
 expect "its log in build/results" 0 "no CUDA device" cat build/results/job.log
 
 echo "== refused jobs"
-expect "bad partition: one line" 6 "^error: srun refused the job: .*Invalid partition name specified" \
+expect "bad partition: one line" "${exit_codes[kExitLauncherRefused]}" \
+    "^error: srun refused the job: .*Invalid partition name specified" \
     env WORKSHOP_LAUNCHER="srun --partition=nosuch" $launch build/bin/solution2_transpose
 exactly_one_line "bad partition"
 expect "bad partition: make check" 2 "^error: srun refused the job: .*Invalid partition" \
@@ -109,7 +112,8 @@ timed_out_job() {
     cat "$tmp/timeout.out"
     return "$code"
 }
-expect "time limit: one line" 6 "^error: srun stopped the job: .*DUE TO TIME LIMIT" timed_out_job
+expect "time limit: one line" "${exit_codes[kExitLauncherRefused]}" "^error: srun stopped the job: .*DUE TO TIME LIMIT" \
+    timed_out_job
 exactly_one_line "time limit"
 
 echo "== jobs the cluster ran"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make check for one track. The program's verdict mode does all of it (common/programs/verdict_run.hpp): the
 # battery, the timing of your code beside this step's solution and the last step's, the VERDICT line, your
-# progress, and the exit code (0 PASS, 3 no GPU, 4 NOT CHECKED, else FAIL). Here: the turn on the GPU, and after a
-# PASS whether others were using it.
+# progress, and the exit code (0 PASS, kExitNoDevice no GPU, kExitOutOfMemory NOT CHECKED, else FAIL:
+# common/base/exit_codes.hpp). Here: the turn on the GPU, and after a PASS whether others were using it.
 #   check.sh BIN STEP TRACK [program options for the timing runs]
 # shellcheck source-path=SCRIPTDIR
 set -u

@@ -17,10 +17,12 @@ gpu_takes_one_process_at_a_time() {
 # One launch and no timing loop (the programs time for a second by default): for probes and profiles.
 single_run=(--reps 1 --min-time 0 --warmup 0)
 
-# no_device_line PROGRAM: prints the program's one line saying there is no CUDA device, and succeeds, when
-# there is none; prints nothing and fails when there is one. (no_device_line launch PROGRAM: where it runs.)
+# no_device_line PROGRAM: where the program finds no CUDA device (it ends with kExitNoDevice), prints what it said
+# about it (its one line) and succeeds; prints nothing and fails otherwise. (no_device_line launch PROGRAM: where it
+# runs.)
 no_device_line() {
-    local probe
-    ! probe=$("$@" --size 1 "${single_run[@]}" --no-references --no-host 2>&1) && grep -m1 "no CUDA device" <<<"$probe"
+    local said
+    said=$("$@" --size 1 "${single_run[@]}" --no-references --no-host 2>&1 >/dev/null)
+    [ $? -eq "${exit_codes[kExitNoDevice]}" ] && printf '%s\n' "$said"
 }
 

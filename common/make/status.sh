@@ -31,6 +31,6 @@ keep_to_one_gpu || exit $?  # here, on a machine with several GPUs, the least bu
 rows=$(mktemp) || exit 1
 trap 'rm -f "$rows"' EXIT
 progress_program status "$build" --class-rows "$rows"
-code=$?  # 3: no program found a CUDA device; the table shows what builds
-[ $code -eq 0 ] || [ $code -eq 3 ] || exit $code
-class_save "$(cat "$rows")" "$([ $code -eq 3 ] && echo no || echo yes)"
+code=$? no_device=${exit_codes[kExitNoDevice]}  # no program found a CUDA device: the table shows what builds
+[ $code -eq 0 ] || [ $code -eq "$no_device" ] || exit $code
+class_save "$(cat "$rows")" "$([ $code -eq "$no_device" ] && echo no || echo yes)"

@@ -3,8 +3,8 @@
 # asked for), watches every step file, and on each save rebuilds that one program and runs its check. Keys:
 # h hint, p profile, s sanitize, n/b next/previous step, t the other track, l the list, r reset, q quit.
 #   watch.sh BUILD_DIR [STEP] [TRACKS]
-# WATCH=once, or no terminal: one screen for the current step, then exit (0 PASS, 1 compile error or FAIL,
-# 3 no GPU to check on, 4 part of the check could not run here: too little free memory, or a GPU too busy).
+# WATCH=once, or no terminal: one screen for the current step, then exit with make check's code (check.sh; a
+# compile error is a FAIL).
 # WATCH_POLL=1 looks at the files every half second instead of using inotifywait (watch_files.sh).
 # shellcheck source-path=SCRIPTDIR
 set -u
@@ -13,11 +13,12 @@ source "$here/progress.sh"
 source "$here/lib.sh"
 source "$here/watch_keys.sh"
 build=$(cd "${1:-}" 2>/dev/null && pwd) ||
-    { echo "error: no build folder '${1:-}' (run make first); usage: watch.sh BUILD_DIR [STEP] [TRACKS]" >&2; exit 2; }
+    { echo "error: no build folder '${1:-}' (run make first); usage: watch.sh BUILD_DIR [STEP] [TRACKS]" >&2;
+      exit "${exit_codes[kExitBadUsage]}"; }
 step=${2:-} tracks=${3:-$PROGRESS_TRACKS} PROGRESS_BUILD=$build
 "$here/quiet_build.sh" "$build" workshop_progress || exit 1
-# A step that is not 1 to 5 or a track that is neither: the program's one line, and exit 2.
-for t in $tracks; do progress_state "${step:-1}" "$t" >/dev/null || exit 2; done
+# A step that is not 1 to 5 or a track that is neither: the program's one line, and its exit code.
+for t in $tracks; do progress_state "${step:-1}" "$t" >/dev/null || exit; done
 # The whole session on one GPU, so that every check's figures compare (pick_gpu.sh).
 keep_to_one_gpu || exit $?
 # The checks below are make invocations of their own, not part of the make that started the watch.
@@ -74,10 +75,10 @@ check_current() {
     fi
     result=$(set -o pipefail; launch "$here/check.sh" "$build/bin" "$step" "$track" 2>&1 | live)
     case $? in
-        0) [ "$(progress_state "$step" "$track")" = "done" ] && outcome="done" || outcome=slow ;;
-        3) outcome=no_gpu ;;
-        4) outcome=not_checked ;;
-        1) outcome=failed ;;
+        "${exit_codes[kExitOk]}") [ "$(progress_state "$step" "$track")" = "done" ] && outcome="done" || outcome=slow ;;
+        "${exit_codes[kExitNoDevice]}") outcome=no_gpu ;;
+        "${exit_codes[kExitOutOfMemory]}") outcome=not_checked ;;
+        "${exit_codes[kExitWrongAnswer]}") outcome=failed ;;
         *) [ "$(progress_state "$step" "$track")" = failed ] && outcome=failed || outcome=broken ;;
     esac
     took+=", check $(seconds_since "$started") s"
@@ -116,7 +117,8 @@ speed_line() {  # under a PASS: the speed beside the solution's and the device's
 if [ $interactive = no ]; then
     check_current
     draw
-    case $outcome in done|slow) exit 0 ;; no_gpu) exit 3 ;; not_checked) exit 4 ;; *) exit 1 ;; esac
+    declare -A code_of=([done]=kExitOk [slow]=kExitOk [no_gpu]=kExitNoDevice [not_checked]=kExitOutOfMemory)
+    exit "${exit_codes[${code_of[$outcome]:-kExitWrongAnswer}]}"
 fi
 
 terminal=$(stty -g)

@@ -17,6 +17,6 @@ class_save() {
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     program="${WORKSHOP_ROOM_BIN:-$class_top/build/bin}/workshop_class"
-    [ -x "$program" ] || { echo "error: $program is not built: run make build first" >&2; exit 2; }
+    [ -x "$program" ] || { echo "error: $program is not built: run make build first" >&2; exit "${exit_codes[kExitBadUsage]}"; }
     exec "$program" show "${1:-$(workshop_setting WORKSHOP_CLASS_DIR)}"
 fi

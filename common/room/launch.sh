@@ -5,12 +5,13 @@
 # in the environment, or in workshop.conf at the top of the checkout (NAME=value lines; the environment wins,
 # and WORKSHOP_LAUNCHER= in the environment turns a file's launcher off). Output and exit codes are the
 # program's own. When the scheduler refuses the job or stops it (time limit), one line says what it said and
-# the exit status is 6. Without a launcher, on a machine with several GPUs, the command runs on the least busy
-# one (pick_gpu.sh).
+# the exit status is kExitLauncherRefused (common/base/exit_codes.hpp). Without a launcher, on a machine with
+# several GPUs, the command runs on the least busy one (pick_gpu.sh).
 #   source launch.sh; launch PROGRAM [args]      or      launch.sh PROGRAM [args]
 
 workshop_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-launcher_refused=6
+# shellcheck source=../base/exit_codes.sh
+source "$workshop_top/common/base/exit_codes.sh"
 
 # workshop_setting NAME: the setting from the environment, else from workshop.conf (empty when neither has it).
 workshop_setting() {
@@ -65,7 +66,7 @@ launch() {
     [ -s "$kept" ] && said=$(launcher_said "$kept")
     if [ "$status" -ne 0 ] && [ -n "$said" ]; then
         echo "error: ${launcher[0]} $said (WORKSHOP_LAUNCHER=\"$setting\")" >&2
-        status=$launcher_refused
+        status=${exit_codes[kExitLauncherRefused]}
     elif [ -s "$kept" ]; then
         cat "$kept" >&2
     fi

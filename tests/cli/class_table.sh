@@ -18,7 +18,7 @@ me=$(id -un)
 class=$2/workshop_class
 
 # A checkout with step files and verdicts: steps 1 done, step 2's transpose failed, step 5 at 99% and 45%.
-mkdir -p "$dir/top/common/room" "$dir/empty_top"
+mkdir -p "$dir/top/common/room" "$dir/top/common/base" "$dir/empty_top"
 for step in 1 2 3 4 5; do
     mkdir -p "$dir/top/step$step"
     for track in transpose matmul; do echo "// step $step $track" >"$dir/top/step$step/$track.cu"; done
@@ -37,7 +37,7 @@ grep -qE "^$me +step 1 \(transpose\) +- +- " <<<"$("$room_dir/class.sh" "$dir/cl
     ok "no verdict yet: step 1, no shares" || bad "no verdict: $("$room_dir/class.sh" "$dir/class")"
 
 # WORKSHOP_CLASS_DIR from the environment, as make status and make class use it.
-cp "$room_dir"/*.sh "$dir/top/common/room/"
+cp "$room_dir"/*.sh "$dir/top/common/room/" && cp "$room_dir"/../base/exit_codes.* "$dir/top/common/base/"
 said=$(WORKSHOP_CLASS_DIR="$dir/class2" bash -c 'source "$1/class.sh"; class_save' _ "$dir/top/common/room")
 shown=$(WORKSHOP_CLASS_DIR="$dir/class2" "$dir/top/common/room/class.sh")
 [[ $said == "(written to the class folder: "* ]] && grep -qE "^$me +step 2 \(transpose\) +99%" <<<"$shown" &&

@@ -10,7 +10,9 @@ command -v ncu >/dev/null || { echo "skipped: no ncu (Nsight Compute) on PATH"; 
 output=$("$profile" "$program" "$track" --size 256 2>&1)
 code=$?
 echo "$output"
-if grep -q "no CUDA device" <<<"$output"; then exit 3; fi
+# shellcheck source=../../common/base/exit_codes.sh
+source "$(dirname "$0")/../../common/base/exit_codes.sh"
+if [ $code -eq "${exit_codes[kExitNoDevice]}" ]; then exit 3; fi  # skipped (SKIP_RETURN_CODE): no GPU, it said
 if grep -q "ERR_NVGPUCTRPERM" <<<"$output"; then echo "skipped: this user may not read the counters"; exit 3; fi
 [ $code -eq 0 ] || exit 1
 head -n 1 <<<"$output" | grep -q "kernel $kernel(" || { echo "FAIL: profiled another kernel than $kernel"; exit 1; }

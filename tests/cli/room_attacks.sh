@@ -37,8 +37,8 @@ add_user() {
 add_user alice && add_user bob && add_user carol && add_user mallory
 
 top="$dir/top"  # the checkout the users share (its scripts and programs), readable by all
-mkdir -p "$top/common/room" "$top/bin" "$dir/smi" "$dir/tmp" "$dir/shared"
-cp "$room_dir"/*.sh "$top/common/room/"
+mkdir -p "$top/common/room" "$top/common/base" "$top/bin" "$dir/smi" "$dir/tmp" "$dir/shared"
+cp "$room_dir"/*.sh "$top/common/room/" && cp "$room_dir"/../base/exit_codes.* "$top/common/base/"
 [ -z "$room_bin" ] || cp "$room_bin"/workshop_gpu "$room_bin"/workshop_turn "$room_bin"/workshop_class "$top/bin/"
 cp "$(dirname "$0")/fake_nvidia_smi.sh" "$dir/smi/nvidia-smi"
 chmod -R a+rX "$dir"

@@ -10,28 +10,31 @@ set -u
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
 mkdir -p "$tree/common" "$tree/build/bin"
-cp -r "$1" "$tree/common/make" && cp -r "$1/../room" "$tree/common/room" && cp "$2" "$tree/build/bin/" || exit 1
+cp -r "$1" "$tree/common/make" && cp -r "$1/../room" "$tree/common/room" && cp -r "$1/../base" "$tree/common/base" &&
+    cp "$2" "$tree/build/bin/" || exit 1
 for step in 1 2 3 4 5; do
     mkdir -p "$tree/step$step"
     : >"$tree/step$step/transpose.cu"
     : >"$tree/step$step/matmul.cu"
 done
 
+# shellcheck source=../../common/base/exit_codes.sh
+source "$(dirname "$0")/../../common/base/exit_codes.sh"
 # A solution: correct, with a rate on its step row.
 solution='#!/usr/bin/env bash
 case " $* " in *" --check "*) exit 0 ;; esac
 echo "[{\"track\": \"transpose\", \"name\": \"solution\", \"kind\": \"step\", \"rate\": 1000.0, \"unit\": \"GB/s\"}]"'
-# A student's program on a GPU with no room left: every run stops before the student's code, exit 4.
+# A student's program on a GPU with no room left: every run stops before the student's code (kExitOutOfMemory).
 no_room='#!/usr/bin/env bash
 echo "not enough device memory: no room for a CUDA context on GPU 0 (NVIDIA H200); other programs hold its memory" >&2
-exit 4'
+exit '"${exit_codes[kExitOutOfMemory]}"
 # Step 1's matmul as it starts: correct on the CPU path, no kernel, so no step row.
 no_kernel='#!/usr/bin/env bash
 case " $* " in *" --check "*) exit 0 ;; esac
 echo "[]"'
 no_device='#!/usr/bin/env bash
 echo "no CUDA device: the driver lists none" >&2
-exit 3'
+exit '"${exit_codes[kExitNoDevice]}"
 stand_in() { printf '%s\n' "$2" >"$tree/build/bin/$1" && chmod +x "$tree/build/bin/$1"; }
 every_program() {  # every_program STUDENT SOLUTION
     for step in 1 2 3 4 5; do

@@ -20,10 +20,13 @@ mkdir -p "$bin"
 # programs: "go" times it alone, "round S" times a slice (logged) and replies with its times, "end" ends the rounds;
 # then it prints its JSON and ends. With $dir/busy the student's slices take a time that wanders from round to
 # round, the others' do not. With $dir/no_gpu both say there is no GPU (the
-# timing run at once, the checker a little later) and exit 3; with $dir/wrong_when_timed the timing run make check
+# timing run at once, the checker a little later) and exit kExitNoDevice; with $dir/wrong_when_timed the timing run make check
 # starts finds its own run wrong. With $dir/no_room the checker found too little memory for some shapes (NOT
-# CHECKED, exit 4); with $dir/no_room_when_timed the timing run make check starts is refused its size for memory
-# (exit 4).
+# CHECKED, exit kExitOutOfMemory); with $dir/no_room_when_timed the timing run make check starts is refused its size for memory
+# (exit kExitOutOfMemory). The codes are the programs' (common/base/exit_codes.hpp).
+# shellcheck source=../../common/base/exit_codes.sh
+source "$(dirname "$0")/../../common/base/exit_codes.sh"
+export no_device=${exit_codes[kExitNoDevice]} not_checked=${exit_codes[kExitOutOfMemory]}
 cat >"$bin/program" <<'PROGRAM'
 #!/usr/bin/env bash
 dir=$(cd "$(dirname "$0")/.." && pwd) name=$(basename "$0")
@@ -34,18 +37,18 @@ fi
 stamp() { echo "$EPOCHREALTIME $name $1" >>"$dir/log"; }
 if [ -e "$dir/no_gpu" ]; then
     [ "$1" = --check ] && sleep 0.3
-    echo "no CUDA device: none here" >&2; exit 3
+    echo "no CUDA device: none here" >&2; exit "$no_device"
 fi
 if [ -e "$dir/wrong_when_timed" ] && [ -n "${WORKSHOP_TIMING_GATE:-}" ]; then
     echo "FAIL: at the size make check times (8192x8192): 3 of 4 elements never written"; exit 1
 fi
 if [ -e "$dir/no_room_when_timed" ] && [ -n "${WORKSHOP_TIMING_GATE:-}" ]; then
-    echo "not enough device memory: a 8192x8192 transpose needs 600000000 bytes, only 1000000 bytes are free" >&2; exit 4
+    echo "not enough device memory: a 8192x8192 transpose needs 600000000 bytes, only 1000000 bytes are free" >&2; exit "$not_checked"
 fi
 if [ "$1" = --check ]; then
     stamp "check begins"; sleep 1; stamp "check ends"
     if [ -e "$dir/fail" ]; then echo "FAIL: 1 of 16 shapes fail"; exit 1; fi
-    if [ -e "$dir/no_room" ]; then echo "NOT CHECKED: 4 of 16 shapes could not run here, and nothing that ran failed: not enough device memory"; exit 4; fi
+    if [ -e "$dir/no_room" ]; then echo "NOT CHECKED: 4 of 16 shapes could not run here, and nothing that ran failed: not enough device memory"; exit "$not_checked"; fi
     echo "PASS: correct on all 16 shapes; memcheck, racecheck and synccheck clean"; exit 0
 fi
 stamp "options $*"
@@ -171,19 +174,19 @@ wrong="at the size make check times (8192x8192): 3 of 4 elements never written"
     [ -z "$(when solution3_transpose "slice")" ] && ok "FAIL when the timed run is wrong" ||
     bad "wrong at the timed size (exit $code): $output $(cat "$dir/log" 2>/dev/null)"
 
-# Too little memory for the checker, or for the timed size: NOT CHECKED (exit 4), no FAIL, and nothing timed.
+# Too little memory for the checker, or for the timed size: NOT CHECKED (kExitOutOfMemory), no FAIL, nothing timed.
 rm -f "$dir/log"
 run_check no_room
-[ $code -eq 4 ] && grep -qxF "VERDICT step 3 transpose: NOT CHECKED (4 of 16 shapes could not run here, and nothing that ran failed: not enough device memory)" <<<"$output" &&
+[ $code -eq "$not_checked" ] && grep -qxF "VERDICT step 3 transpose: NOT CHECKED (4 of 16 shapes could not run here, and nothing that ran failed: not enough device memory)" <<<"$output" &&
     [ -z "$(when step3_transpose "slice")" ] && ok "NOT CHECKED when shapes could not run for memory" ||
     bad "no room for the checker (exit $code): $output $(cat "$dir/log" 2>/dev/null)"
 run_check no_room_when_timed
-[ $code -eq 4 ] && grep -q "^VERDICT step 3 transpose: NOT CHECKED (correct on every shape, but the timed run could not start: not enough device memory: a 8192x8192" <<<"$output" &&
+[ $code -eq "$not_checked" ] && grep -q "^VERDICT step 3 transpose: NOT CHECKED (correct on every shape, but the timed run could not start: not enough device memory: a 8192x8192" <<<"$output" &&
     [ -z "$(when solution3_transpose "slice")" ] && ok "NOT CHECKED when the timed size does not fit" ||
     bad "no room for the timed run (exit $code): $output $(cat "$dir/log" 2>/dev/null)"
 
 # No GPU: said once (by the checker), whether or not the timing run got to say it first.
 run_check no_gpu
-[ $code -eq 3 ] && [ "$(grep -c "no CUDA device" <<<"$output")" = 1 ] && ok "no GPU: exit 3, said once" ||
+[ $code -eq "$no_device" ] && [ "$(grep -c "no CUDA device" <<<"$output")" = 1 ] && ok "no GPU: exit $code, said once" ||
     bad "no GPU (exit $code): $output"
 exit $status

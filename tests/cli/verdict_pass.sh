@@ -4,6 +4,8 @@
 # 90-110% of it. Skipped (exit 3) without a GPU, or where the check could not run here (NOT CHECKED).
 #   verdict_pass.sh CHECK_SH SOLUTION2_TRANSPOSE SOLUTION1_TRANSPOSE
 set -u
+# shellcheck source=../../common/base/exit_codes.sh
+source "$(dirname "$0")/../../common/base/exit_codes.sh"
 check=$1
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
@@ -16,7 +18,8 @@ for run in 1 2; do
     output=$(bash "$check" "$bin" 2 transpose 2>&1)
     code=$?
     echo "$output"
-    [ $code -eq 3 ] || [ $code -eq 4 ] && exit 3
+    [ $code -eq "${exit_codes[kExitNoDevice]}" ] || [ $code -eq "${exit_codes[kExitOutOfMemory]}" ] &&
+        exit "${exit_codes[kExitNoDevice]}"
     percent=$(grep -oE '[0-9]+% of the solution' <<<"$output" | grep -oE '^[0-9]+')
     if [ $code -eq 0 ] && grep -qE "$pass" <<<"$output" && [ "${percent:-0}" -ge 90 ] && [ "$percent" -le 110 ]; then
         echo "ok: PASS with the rates, ${percent}% of the solution (run $run)"
