@@ -216,12 +216,26 @@ double ratio_uncertainty(const std::vector<std::vector<double>>& mine, const std
     return 1.58 * spread / std::sqrt(static_cast<double>(ratios.size())) / quantile(ratios, 0.5);
 }
 
+double slowed_by_others(const std::vector<std::vector<double>>& slices) {
+    std::vector<double> all;
+    for (const auto& slice : slices) all.insert(all.end(), slice.begin(), slice.end());
+    if (all.size() < 3) return 0;
+    std::sort(all.begin(), all.end());
+    const double fast = quantile(all, 0.1);
+    return fast > 0 ? quantile(all, 0.5) / fast - 1 : 0;
+}
+
 std::string ratio_doubt(const std::vector<std::vector<double>>& mine, const std::vector<std::vector<double>>& other) {
     const double uncertainty = ratio_uncertainty(mine, other);
-    if (uncertainty <= kRatioDoubt) return {};
     if (std::isinf(uncertainty)) return "too few rounds were timed to compare";
-    return fmt::format("the GPU was busy: its rounds gave ratios that pin it down only to {}{:.0f}%", "\u00b1",
-                       100 * uncertainty);
+    if (uncertainty > kRatioDoubt)
+        return fmt::format("the GPU was busy: its rounds gave ratios that pin it down only to {}{:.0f}%", "\u00b1",
+                           100 * uncertainty);
+    const double unequal = std::abs(slowed_by_others(mine) - slowed_by_others(other));
+    if (unequal > kRatioDoubt)
+        return fmt::format("the GPU was busy, and other work slowed one run {:.0f}% more than the other",
+                           100 * unequal);
+    return {};
 }
 
 namespace {

@@ -62,8 +62,14 @@ Rounds time_in_rounds(const std::vector<TimingRun*>& runs);
 // is sure to within is McGill's notch, 1.58 x IQR / sqrt(rounds). Infinite under three rounds.
 double ratio_uncertainty(const std::vector<std::vector<double>>& mine, const std::vector<std::vector<double>>& other);
 
+// How much other work slowed a run: its median launch against its fastest tenth, less one (0.02: the median took 2%
+// longer). A GPU shared in time slices stretches a long kernel more than a short one, and the same in every round,
+// which the rounds' ratios cannot see; the runs' own spread can.
+double slowed_by_others(const std::vector<std::vector<double>>& slices);
+
 // Why the ratio of two runs' speeds is not to be trusted, from their rounds (the slices of each, paired by round);
-// empty where it is (its uncertainty, above, is at most kRatioDoubt).
+// empty where it is: its uncertainty (above) is at most kRatioDoubt, and other work slowed the two runs alike
+// (within kRatioDoubt of each other).
 std::string ratio_doubt(const std::vector<std::vector<double>>& mine, const std::vector<std::vector<double>>& other);
 
 constexpr int kMinRounds = 10;

@@ -11,7 +11,7 @@ make check. Each verdict is printed, then a summary line a round.
 
 What must hold: every check PASSes; every ratio to the solution lies within 90-110%, or is marked uncertain (at most
 one in 24 marked); with --alone, each step and track is first checked alone, reading 97-103% of the solution, and
-every "x step N-1" in the room lies within 10% of the figure the same check read alone. Exit 0 when all of it holds, 1 when not, 3 (skipped) where
+every "x step N-1" in the room not marked uncertain lies within 10% of the figure the same check read alone. Exit 0 when all of it holds, 1 when not, 3 (skipped) where
 there is no GPU.
 """
 import argparse
@@ -98,16 +98,18 @@ def room_round(check_sh, root, bin_dir, students, number, alone):
     uncertain = sum(1 for _, v in results if v[2])
     outside = sum(1 for _, v in results if v[1] is not None and not v[2] and not 90 <= v[1] <= 110)
     no_ratio = sum(1 for _, v in results if v[0] == "PASS" and v[1] is None)
-    times_off, times_seen = 0, 0
+    times_off, times_seen, times_uncertain = 0, 0, 0
     if alone:
         for slot, v in results:
             if v[3] is not None and alone.get(slot):
                 times_seen += 1
-                times_off += 0 if abs(v[3] / alone[slot] - 1) <= 0.10 else 1
+                times_uncertain += 1 if v[4] else 0
+                times_off += 0 if v[4] or abs(v[3] / alone[slot] - 1) <= 0.10 else 1
     summary = (f"round {number}: {students} students: {passed} of {students} PASS; ratios to the solution outside "
                f"90-110%: {outside} of {students} ({uncertain} marked uncertain, {no_ratio} without a ratio)")
     if alone:
-        summary += f"; x step N-1 more than 10% from alone: {times_off} of {times_seen}"
+        summary += (f"; x step N-1 more than 10% from alone: {times_off} of {times_seen} ({times_uncertain} marked "
+                    "uncertain)")
     print(summary, flush=True)
     return passed, outside, uncertain, no_ratio, times_off
 

@@ -168,6 +168,18 @@ TEST(TimingRounds, TooFewRoundsAreNeverSure) {
     EXPECT_NE(ratio_doubt(two, two), "");
 }
 
+TEST(TimingRounds, OtherWorkThatSlowsOneRunMoreMakesTheRatioUncertain) {
+    // Every round alike, so the rounds' ratios agree; but two of every three launches of the other run were
+    // stretched by other work, and none of the student's: the runs' own spread tells.
+    std::vector<std::vector<double>> mine, other;
+    for (int r = 0; r < 12; ++r) mine.push_back({1.0, 1.0, 1.0}), other.push_back({2.0, 2.6, 2.6});
+    EXPECT_NEAR(ratio_uncertainty(mine, other), 0.0, 1e-9);
+    EXPECT_NEAR(slowed_by_others(mine), 0.0, 1e-9);
+    EXPECT_NEAR(slowed_by_others(other), 0.3, 1e-9);
+    EXPECT_NE(ratio_doubt(mine, other).find("slowed one run 30% more"), std::string::npos) << ratio_doubt(mine, other);
+    EXPECT_EQ(ratio_doubt(other, other), "");
+}
+
 TEST(TimingRounds, TheUncertaintyIsTheMediansNotch) {
     // Ratios 0.9, 1.0 x 8, 1.1: IQR 0 around 1: sure. Spread evenly from 0.8 to 1.2 over 9 rounds: IQR 0.2,
     // notch 1.58 x 0.2 / 3 = 0.105.
