@@ -1,8 +1,11 @@
 #include "check/battery.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -89,6 +92,7 @@ std::string refusal_line(const std::string& err) {
 ChildJob child_job() {
     ChildJob job;
     job.ready_line = kChildReady;
+    job.reports = ChildJob::Reports::Channel;
     job.start_timeout_s = 12 * shape_timeout_s();
     return job;
 }
@@ -126,6 +130,7 @@ ChildJob round_trip_job(const BatteryRequest& r) {
 // One tool over all the sanitizer shapes, in one process: compute-sanitizer takes seconds to start.
 ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, const BatteryRequest& r) {
     ChildJob job = child_job();
+    job.reports = ChildJob::Reports::None;  // the tool's findings and the exit code say what it found
     job.argv = {self_path(), "--check-sanitizer-shapes", "--no-guards"};
     job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
     std::vector<std::string> prefix = {sanitizer, "--tool",           tool, "--error-exitcode", "86", "--print-limit",
@@ -142,19 +147,28 @@ ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, co
     return job;
 }
 
-// What one shape's child said: its first line is PASS..., SKIP... or FAIL: ..., then details.
+// What one shape's child said (its ShapeReport), or why it said nothing.
 struct ShapeOutcome {
     bool pass = false;
     bool timed_out = false;
     std::string not_run_why;  // not_run_reason(), when the shape could not run here
     std::string headline;
     std::vector<std::string> details;
+    std::optional<ShapeReport> report;  // where the child sent one
 };
+
+// A child that ended with no report: the harness's refusal of a shape too large for the machine (measure/'s
+// require_*_memory with WhenShort::Skip) prints its SKIP line and exits 0 before any report can be sent.
+std::optional<std::string> skipped_for_memory(const ChildResult& r) {
+    if (r.exit_code != kExitOk) return std::nullopt;
+    for (const auto& line : lines_of(r.out))
+        if (line.rfind("SKIP not tried here: ", 0) == 0) return line;
+    return std::nullopt;
+}
 
 // `again`: the shape's second run, by itself (run_again_alone).
 ShapeOutcome read_shape(const ChildResult& r, bool again = false) {
     ShapeOutcome o;
-    const auto lines = lines_of(r.out);
     o.not_run_why = not_run_reason(r);
     if (!o.not_run_why.empty()) {
         o.headline = "NOT RUN: " + o.not_run_why;
@@ -169,14 +183,16 @@ ShapeOutcome read_shape(const ChildResult& r, bool again = false) {
             "that some threads of the block never reach");
         return o;
     }
-    // The verdict's line comes first, unless the kernel printed something (printf from a kernel lands here too).
-    const auto verdict = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
-        return line.rfind("PASS", 0) == 0 || line.rfind("SKIP", 0) == 0 || line.rfind("FAIL", 0) == 0;
-    });
-    if (verdict != lines.end()) {
-        o.pass = verdict->rfind("FAIL", 0) != 0 && (r.exit_code == kExitOk);
-        o.headline = *verdict;
-        o.details.assign(verdict + 1, lines.end());
+    if (auto reports = reports_in(r.reports); !reports.empty()) {
+        o.report = std::move(reports.back());
+        o.pass = o.report->outcome != ShapeReport::Outcome::Fail && r.exit_code == kExitOk;
+        o.headline = o.report->headline;
+        o.details = o.report->details;
+        return o;
+    }
+    if (const auto skip = skipped_for_memory(r)) {
+        o.pass = true;
+        o.headline = *skip;
         return o;
     }
     // The program ended before it could say anything: a CUDA call that failed in the step's own host code
@@ -304,32 +320,14 @@ std::vector<std::optional<ChildResult>> run_again_alone(const std::vector<ChildJ
     return results;
 }
 
-std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count) {
+std::vector<std::optional<ChildResult>> finished_shapes(const std::string& reports, size_t shape_count) {
     std::vector<std::optional<ChildResult>> finished(shape_count);
-    const std::string begins = std::string(kShapeBegins) + " ", ends = std::string(kShapeEnds) + " ";
-    constexpr size_t kNone = static_cast<size_t>(-1);
-    size_t current = kNone;  // the shape whose lines these are
-    std::string said;
-    std::istringstream lines(out);
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (line.rfind(begins, 0) == 0) {
-            if (!(std::istringstream(line.substr(begins.size())) >> current)) current = kNone;
-            said.clear();
-        } else if (line.rfind(ends, 0) == 0) {
-            std::istringstream fields(line.substr(ends.size()));
-            size_t index = kNone;
-            int exit_code = -1;
-            if (fields >> index >> exit_code && index == current && index < shape_count) {
-                ChildResult r;
-                r.exit_code = exit_code;
-                r.out = said;
-                finished[index] = r;
-            }
-            current = kNone;
-        } else if (current != kNone) {
-            said += line + "\n";
-        }
+    for (const ShapeReport& report : reports_in(reports)) {
+        if (report.shape < 0 || static_cast<size_t>(report.shape) >= shape_count) continue;
+        ChildResult r;
+        r.exit_code = report.exit_code;
+        r.reports = report_line(report);
+        finished[report.shape] = r;
     }
     return finished;
 }
@@ -464,7 +462,7 @@ void run_first_pass(BatteryRun& run) {
             run.round_trip = read_shape(r);
             return;
         }
-        const auto finished = finished_shapes(r.out, run.shapes.size());
+        const auto finished = finished_shapes(r.reports, run.shapes.size());
         for (size_t i = 0; i < run.shapes.size(); ++i) {
             if (!finished[i]) continue;
             run.shapes[i] = read_shape(*finished[i]);
@@ -525,12 +523,10 @@ std::vector<std::string> pattern_hints(const BatteryRun& run, size_t failing, si
     std::vector<bool> passed;
     for (const ShapeOutcome& o : run.shapes) passed.push_back(o.pass);
     const auto unsteady = std::count_if(run.shapes.begin(), run.shapes.end(), [&](const ShapeOutcome& o) {
-        return failed(o) && unsteady_answer(o.headline);
+        return failed(o) && o.report && o.report->unsteady;
     });
     const bool stream_made = std::any_of(run.shapes.begin(), run.shapes.end(), [&](const ShapeOutcome& o) {
-        return failed(o) && std::any_of(o.details.begin(), o.details.end(), [](const std::string& line) {
-                   return line.find(kNonBlockingStreamMade) != std::string::npos;
-               });
+        return failed(o) && o.report && o.report->non_blocking_stream;
     });
     if (stream_made) return {non_blocking_stream_hint()};  // every shape fails for it: no pattern to read
     if (unsteady) return {unsteady_answers_hint(unsteady, failing)};
@@ -694,6 +690,123 @@ int run_sanitizers(const BatteryRequest& request) {
         clean &= o.clean || !o.not_run_why.empty();
     }
     return !clean ? kExitWrongAnswer : not_run ? kExitOutOfMemory : kExitOk;
+}
+
+namespace {
+
+const char* outcome_name(ShapeReport::Outcome o) {
+    switch (o) {
+        case ShapeReport::Outcome::Pass: return "pass";
+        case ShapeReport::Outcome::Skip: return "skip";
+        case ShapeReport::Outcome::Fail: break;
+    }
+    return "fail";
+}
+
+nlohmann::json report_json(const ShapeReport& r) {
+    nlohmann::json j = {{"outcome", outcome_name(r.outcome)},
+                        {"headline", r.headline},
+                        {"reason", r.reason},
+                        {"hint", r.hint},
+                        {"details", r.details},
+                        {"exit_code", r.exit_code},
+                        {"unsteady", r.unsteady},
+                        {"non_blocking_stream", r.non_blocking_stream}};
+    if (r.shape >= 0) j["shape"] = r.shape;
+    if (!r.map.empty())
+        j["map"] = {{"text", r.map}, {"in_colour", r.map_in_colour}, {"headline", r.map_headline}, {"svg", r.map_svg}};
+    return j;
+}
+
+// A report from its JSON; nothing where a field the battery needs is missing or of another type.
+std::optional<ShapeReport> report_of(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("outcome") || !j.contains("headline") || !j.contains("exit_code"))
+        return std::nullopt;
+    try {
+        ShapeReport r;
+        const std::string outcome = j.at("outcome").get<std::string>();
+        if (outcome != "pass" && outcome != "skip" && outcome != "fail") return std::nullopt;
+        r.outcome = outcome == "pass"   ? ShapeReport::Outcome::Pass
+                    : outcome == "skip" ? ShapeReport::Outcome::Skip
+                                        : ShapeReport::Outcome::Fail;
+        r.headline = j.at("headline").get<std::string>();
+        r.exit_code = j.at("exit_code").get<int>();
+        r.shape = j.value("shape", -1);
+        r.reason = j.value("reason", "");
+        r.hint = j.value("hint", "");
+        r.details = j.value("details", std::vector<std::string>{});
+        r.unsteady = j.value("unsteady", false);
+        r.non_blocking_stream = j.value("non_blocking_stream", false);
+        if (const auto map = j.find("map"); map != j.end() && map->is_object()) {
+            r.map = map->value("text", "");
+            r.map_in_colour = map->value("in_colour", "");
+            r.map_headline = map->value("headline", "");
+            r.map_svg = map->value("svg", "");
+        }
+        return r;
+    } catch (const nlohmann::json::exception&) { return std::nullopt; }
+}
+
+nlohmann::json parsed_or_null(const std::string& line) {
+    return nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+}
+
+int shape_now = -1;  // set_shape_in_turn
+
+}  // namespace
+
+std::string report_line(const ShapeReport& report) { return report_json(report).dump(); }
+
+std::optional<ShapeReport> report_from_line(const std::string& line) { return report_of(parsed_or_null(line)); }
+
+std::vector<ShapeReport> reports_in(const std::string& channel) {
+    std::vector<ShapeReport> reports;
+    for (const auto& line : lines_of(channel))
+        if (auto r = report_from_line(line)) reports.push_back(std::move(*r));
+    return reports;
+}
+
+int report_channel() {
+    static const int fd = [] {
+        const char* path = std::getenv(kReportChannel);
+        return path && *path ? ::open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+    }();
+    return fd;
+}
+
+bool send_report(const ShapeReport& report) {
+    const int fd = report_channel();
+    if (fd < 0) return false;
+    const std::string line = report_line(report) + "\n";
+    for (size_t done = 0; done < line.size();) {
+        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            fmt::print(stderr, "error: cannot write the shape's report to {}\n", std::getenv(kReportChannel));
+            std::exit(kExitCannotWrite);
+        }
+        done += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+void set_shape_in_turn(int index) { shape_now = index; }
+int shape_in_turn() { return shape_now; }
+
+std::string failure_line(const ShapeReport& report) { return nlohmann::json{{"failure", report_json(report)}}.dump(); }
+
+TimingRunSaid timing_run_said(const std::string& out) {
+    TimingRunSaid said;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        const nlohmann::json j = line.rfind("{\"failure\"", 0) == 0 ? parsed_or_null(line) : nlohmann::json();
+        if (j.is_object() && j.contains("failure")) {
+            if (auto report = report_of(j["failure"])) said.failure = std::move(report);
+            continue;
+        }
+        said.shown += line + "\n";
+    }
+    return said;
 }
 
 }  // namespace workshop

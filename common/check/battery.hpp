@@ -67,13 +67,54 @@ std::string what_to_do_when_not_run(const std::string& why);
 // result, or nothing for the jobs after that one.
 std::vector<std::optional<ChildResult>> run_again_alone(const std::vector<ChildJob>& jobs);
 
-// What --check-in-turn prints around each shape's verdict: "<begins> I" before it, "<ends> I EXIT" after it.
-constexpr const char* kShapeBegins = "@@ shape begins";
-constexpr const char* kShapeEnds = "@@ shape ends";
+// What a child of the battery (--check-shape, --check-in-turn, --check-round-trip) found at a shape: one JSON object
+// a line on its report channel (kReportChannel, ChildJob::reports), which nothing the student's kernel prints
+// reaches. The human lines (headline, then details) are printed on stdout as well, for a shape checked by hand.
+struct ShapeReport {
+    enum class Outcome { Pass, Skip, Fail };
+    int shape = -1;  // its place in the battery (--check-in-turn); -1 in a process of one shape
+    Outcome outcome = Outcome::Pass;
+    std::string headline;              // the first line, as printed: "PASS", "SKIP no kernel yet", "FAIL: ..."
+    std::string reason;                // for a FAIL: the headline without "FAIL: "
+    std::string hint;                  // what the pattern suggests; empty when nothing stands out
+    std::vector<std::string> details;  // the lines printed under the headline (the hint and notes among them)
+    int exit_code = 0;                 // what the shape's check returns (exit_codes.hpp)
+    bool unsteady = false;             // another answer on a second launch, nothing else explaining it
+    bool non_blocking_stream = false;  // the program made a stream with cudaStreamNonBlocking
+    // The map of the wrong answer (report/wrong_answer_map.hpp), where there is one: for a terminal in colour and
+    // in plain characters, its headline, and where its SVG was written.
+    std::string map, map_in_colour, map_headline, map_svg;
+};
 
-// The shapes a --check-in-turn child finished, read from its output: for shape I, what it printed between its
-// markers and the exit code it reported, as if it had run alone; empty for the shapes it never finished.
-std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count);
+// One line of JSON, and back; nothing for a line that is no report.
+std::string report_line(const ShapeReport& report);
+std::optional<ShapeReport> report_from_line(const std::string& line);
+// Every report in what a child wrote on its channel, in order.
+std::vector<ShapeReport> reports_in(const std::string& channel);
+
+// The child's side: sends `report` on this process's report channel, where it has one (the battery started it);
+// returns whether it did. A write that fails ends the program (kExitCannotWrite): a shape with no report reads as
+// not finished.
+bool send_report(const ShapeReport& report);
+// The channel's descriptor, for a fault handler that must write there without opening anything; -1 where none.
+int report_channel();
+// --check-in-turn: the shape whose report comes next (ShapeReport::shape).
+void set_shape_in_turn(int index);
+int shape_in_turn();
+
+// The shapes a --check-in-turn child finished, read from its reports: for shape I, its report (in `reports`) and
+// the exit code it reported, as if it had run alone; empty for the shapes it never finished.
+std::vector<std::optional<ChildResult>> finished_shapes(const std::string& reports, size_t shape_count);
+
+// What a timing run in --json mode said when it failed: its failure as one line of JSON on stdout, {"failure":
+// {...}} (a ShapeReport), and the rest of what it printed, for the student. make check's verdict reads it.
+struct TimingRunSaid {
+    std::string shown;                   // its output without the failure's JSON line
+    std::optional<ShapeReport> failure;  // the last failure it reported, if any
+};
+TimingRunSaid timing_run_said(const std::string& out);
+// The line a --json run prints for a failure (timing_run_said reads it back).
+std::string failure_line(const ShapeReport& report);
 
 // A clause for make check's FAIL line, or empty: when every shape with equal sides passes and only shapes whose
 // sides differ fail, one size most likely stands where another belongs (a rows for a cols, an M for an N). The

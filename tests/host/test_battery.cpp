@@ -12,25 +12,34 @@ using namespace workshop;
 
 namespace {
 
-std::string begins(int i) { return fmt::format("{} {}\n", kShapeBegins, i); }
-std::string ends(int i, int exit_code) { return fmt::format("{} {} {}\n", kShapeEnds, i, exit_code); }
+// A --check-in-turn child's report of shape I, as it writes it on its channel.
+std::string report(int i, const std::string& headline, int exit_code,
+                   ShapeReport::Outcome outcome = ShapeReport::Outcome::Pass) {
+    ShapeReport r;
+    r.shape = i;
+    r.headline = headline;
+    r.exit_code = exit_code;
+    r.outcome = outcome;
+    return report_line(r) + "\n";
+}
 
 }  // namespace
 
-TEST(ShapesInTurn, EveryShapeFinishedKeepsItsOwnLinesAndExitCode) {
-    const std::string out = begins(0) + "PASS\n" + ends(0, 0) + begins(1) + "FAIL: 3 of 9 wrong\nhint\n" + ends(1, 1);
-    const auto finished = finished_shapes(out, 2);
+TEST(ShapesInTurn, EveryShapeFinishedKeepsItsOwnReportAndExitCode) {
+    const std::string reports = report(0, "PASS", 0) + report(1, "FAIL: 3 of 9 wrong", 1, ShapeReport::Outcome::Fail);
+    const auto finished = finished_shapes(reports, 2);
     ASSERT_TRUE(finished[0] && finished[1]);
-    EXPECT_EQ(finished[0]->out, "PASS\n");
     EXPECT_EQ(finished[0]->exit_code, 0);
-    EXPECT_EQ(finished[1]->out, "FAIL: 3 of 9 wrong\nhint\n");
     EXPECT_EQ(finished[1]->exit_code, 1);
+    const auto second = reports_in(finished[1]->reports);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_EQ(second[0].headline, "FAIL: 3 of 9 wrong");
+    EXPECT_EQ(second[0].outcome, ShapeReport::Outcome::Fail);
 }
 
 TEST(ShapesInTurn, AShapeTheChildDiedInIsNotFinishedNorAreThoseAfterIt) {
-    // A fault that ended the process inside shape 1: it printed the start and nothing more.
-    const std::string out = begins(0) + "PASS\n" + ends(0, 0) + begins(1) + "a line a kernel printed\n";
-    const auto finished = finished_shapes(out, 4);
+    // A fault that ended the process inside shape 1: it reported shape 0 and nothing more.
+    const auto finished = finished_shapes(report(0, "PASS", 0), 4);
     EXPECT_TRUE(finished[0]);
     EXPECT_FALSE(finished[1]);
     EXPECT_FALSE(finished[2]);
@@ -38,26 +47,72 @@ TEST(ShapesInTurn, AShapeTheChildDiedInIsNotFinishedNorAreThoseAfterIt) {
 }
 
 TEST(ShapesInTurn, ACudaErrorEndsTheTurnAfterItsOwnVerdict) {
-    const std::string out = begins(0) + "FAIL: the launch failed: invalid configuration argument\n" + ends(0, 5);
-    const auto finished = finished_shapes(out, 3);
+    const auto finished = finished_shapes(
+        report(0, "FAIL: the launch failed: invalid configuration argument", 5, ShapeReport::Outcome::Fail), 3);
     ASSERT_TRUE(finished[0]);
     EXPECT_EQ(finished[0]->exit_code, 5);
     EXPECT_FALSE(finished[1]);
     EXPECT_FALSE(finished[2]);
 }
 
-TEST(ShapesInTurn, MarkersThatDoNotMatchCountForNothing) {
-    // An end without its start, an index past the battery, and garbage after a marker.
-    const std::string out = ends(0, 0) + begins(7) + "PASS\n" + ends(7, 0) + std::string(kShapeBegins) + " x\nPASS\n" +
-                            ends(1, 0) + begins(2) + "PASS\n" + ends(3, 0);
-    const auto finished = finished_shapes(out, 4);
+TEST(ShapesInTurn, ReportsThatAreNotReportsCountForNothing) {
+    // An index past the battery, one with none, a line that is no JSON, JSON that is no report, a cut line.
+    const std::string full = report(2, "PASS", 0);
+    const std::string reports = report(7, "PASS", 0) + report(-1, "PASS", 0) + "PASS\n" +
+                                "{\"shape\": 1, \"outcome\": \"maybe\", \"headline\": \"PASS\", \"exit_code\": 0}\n" +
+                                "[1, 2]\n" + full.substr(0, full.size() / 2) + "\n";
+    const auto finished = finished_shapes(reports, 4);
     for (size_t i = 0; i < finished.size(); ++i) EXPECT_FALSE(finished[i]) << "shape " << i;
 }
 
-TEST(ShapesInTurn, NothingPrintedMeansNothingFinished) {
+TEST(ShapesInTurn, NothingReportedMeansNothingFinished) {
     const auto finished = finished_shapes("", 3);
     ASSERT_EQ(finished.size(), 3u);
     for (const auto& f : finished) EXPECT_FALSE(f);
+}
+
+TEST(ShapeReports, RoundTripThroughJsonWithEveryField) {
+    ShapeReport r;
+    r.shape = 3;
+    r.outcome = ShapeReport::Outcome::Fail;
+    r.headline = "FAIL: 5 of 64 wrong; \"quoted\" and a tab\t";
+    r.reason = "5 of 64 wrong";
+    r.hint = "a hint";
+    r.details = {"a hint", "a note"};
+    r.exit_code = 1;
+    r.unsteady = true;
+    r.non_blocking_stream = true;
+    r.map = "  x.\n";
+    r.map_in_colour = "\033[31mx\033[0m\n";
+    r.map_headline = "scattered";
+    r.map_svg = "/tmp/maps/p.svg";
+    const auto back = report_from_line(report_line(r));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->shape, 3);
+    EXPECT_EQ(back->outcome, ShapeReport::Outcome::Fail);
+    EXPECT_EQ(back->headline, r.headline);
+    EXPECT_EQ(back->details, r.details);
+    EXPECT_TRUE(back->unsteady);
+    EXPECT_TRUE(back->non_blocking_stream);
+    EXPECT_EQ(back->map_in_colour, r.map_in_colour);
+    EXPECT_EQ(back->map_svg, r.map_svg);
+    EXPECT_EQ(report_line(r).find('\n'), std::string::npos);  // one line, whatever the text holds
+}
+
+// make check's verdict reads a failing timing run's failure from its JSON line, and shows the rest of what it said.
+TEST(TimingRunSaid, TheFailureFromItsJsonTheRestShown) {
+    ShapeReport r;
+    r.outcome = ShapeReport::Outcome::Fail;
+    r.headline = "FAIL: at the size make check times (8192x8192): 3 of 4 wrong";
+    r.reason = "at the size make check times (8192x8192): 3 of 4 wrong";
+    r.exit_code = 1;
+    // What a kernel printed can come first; only the harness's line counts, and it comes last.
+    const std::string out = "FAIL: printed by a kernel\n" + r.headline + "\nthe hint\n" + failure_line(r) + "\n";
+    const TimingRunSaid said = timing_run_said(out);
+    ASSERT_TRUE(said.failure);
+    EXPECT_EQ(said.failure->reason, r.reason);
+    EXPECT_EQ(said.shown, "FAIL: printed by a kernel\n" + r.headline + "\nthe hint\n");
+    EXPECT_FALSE(timing_run_said("FAIL: a line with no JSON\n").failure);
 }
 
 namespace {
