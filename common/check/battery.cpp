@@ -17,6 +17,7 @@
 
 #include "check/child_processes.hpp"
 #include "base/exit_codes.hpp"
+#include "base/files.hpp"
 #include "check/sanitizer_report.hpp"
 #include "check/shapes.hpp"
 #include "verify/verify.hpp"
@@ -631,6 +632,13 @@ std::string pass_reason(const BatteryRun& run, const std::string& checks_note) {
                        checks_note.empty() ? "" : "; ", checks_note);
 }
 
+// The map of the shape shape_to_map picks among the failing ones, under the FAIL line.
+void print_the_map(const BatteryRun& run) {
+    std::vector<std::optional<ShapeReport>> failing;
+    for (const ShapeOutcome& o : run.shapes) failing.push_back(failed(o) ? o.report : std::nullopt);
+    if (const auto shape = shape_to_map(failing)) print_map(*failing[*shape], run.request.shapes[*shape].label);
+}
+
 }  // namespace
 
 BatteryOutcome run_battery(const BatteryRequest& request) {
@@ -658,6 +666,7 @@ BatteryOutcome run_battery(const BatteryRequest& request) {
         outcome.exit_code = kExitWrongAnswer;
         for (size_t i = 0; i < reasons.size(); ++i) outcome.reason += (i ? "; " : "") + reasons[i];
         fmt::print("FAIL: {}\n", outcome.reason);
+        print_the_map(run);
     }
     std::fflush(stdout);
     return outcome;
@@ -714,7 +723,13 @@ nlohmann::json report_json(const ShapeReport& r) {
                         {"non_blocking_stream", r.non_blocking_stream}};
     if (r.shape >= 0) j["shape"] = r.shape;
     if (!r.map.empty())
-        j["map"] = {{"text", r.map}, {"in_colour", r.map_in_colour}, {"headline", r.map_headline}, {"svg", r.map_svg}};
+        j["map"] = {{"text", r.map},
+                    {"in_colour", r.map_in_colour},
+                    {"headline", r.map_headline},
+                    {"svg", r.map_svg},
+                    {"elements", r.map_elements},
+                    {"blocks_down", r.map_blocks_down},
+                    {"blocks_across", r.map_blocks_across}};
     return j;
 }
 
@@ -742,6 +757,9 @@ std::optional<ShapeReport> report_of(const nlohmann::json& j) {
             r.map_in_colour = map->value("in_colour", "");
             r.map_headline = map->value("headline", "");
             r.map_svg = map->value("svg", "");
+            r.map_elements = map->value("elements", int64_t{0});
+            r.map_blocks_down = map->value("blocks_down", int64_t{0});
+            r.map_blocks_across = map->value("blocks_across", int64_t{0});
         }
         return r;
     } catch (const nlohmann::json::exception&) { return std::nullopt; }
@@ -807,6 +825,41 @@ TimingRunSaid timing_run_said(const std::string& out) {
         said.shown += line + "\n";
     }
     return said;
+}
+
+std::filesystem::path map_picture_path() {
+    const fs::path program = self_path();
+    return program.parent_path() / "maps" / (program.filename().string() + ".svg");
+}
+
+void print_map(const ShapeReport& report, const std::string& label) {
+    if (report.map.empty()) return;
+    const char* colour = std::getenv("WORKSHOP_COLOR");
+    const bool in_colour = (colour && std::string(colour) == "always") || isatty(STDOUT_FILENO);
+    fmt::print("the map of the wrong answer{}: {}\n{}", label.empty() ? "" : " at " + label,
+               report.map_headline.empty() ? "no pattern stands out" : report.map_headline,
+               in_colour ? report.map_in_colour : report.map);
+    const fs::path picture = map_picture_path();
+    try {
+        std::error_code error;
+        fs::create_directories(picture.parent_path(), error);
+        write_file_atomically(picture, report.map_svg);
+        fmt::print("the map as a picture: {}\n", picture.string());
+    } catch (const FileError& e) { fmt::print("note: the map's picture was not written: {}\n", e.what()); }
+    std::fflush(stdout);
+}
+
+std::optional<size_t> shape_to_map(const std::vector<std::optional<ShapeReport>>& reports) {
+    std::optional<size_t> best;
+    const auto better = [&](size_t i) {
+        const ShapeReport &a = *reports[i], &b = *reports[*best];
+        const bool a_blocks = a.map_blocks_down >= 2 && a.map_blocks_across >= 2;
+        const bool b_blocks = b.map_blocks_down >= 2 && b.map_blocks_across >= 2;
+        return a_blocks != b_blocks ? a_blocks : a.map_elements < b.map_elements;
+    };
+    for (size_t i = 0; i < reports.size(); ++i)
+        if (reports[i] && !reports[i]->map.empty() && (!best || better(i))) best = i;
+    return best;
 }
 
 }  // namespace workshop

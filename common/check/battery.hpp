@@ -12,6 +12,8 @@
 // (BatteryOutcome), which make check's verdict (programs/verdict_run.hpp) builds on.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,9 +83,11 @@ struct ShapeReport {
     int exit_code = 0;                 // what the shape's check returns (exit_codes.hpp)
     bool unsteady = false;             // another answer on a second launch, nothing else explaining it
     bool non_blocking_stream = false;  // the program made a stream with cudaStreamNonBlocking
-    // The map of the wrong answer (report/wrong_answer_map.hpp), where there is one: for a terminal in colour and
-    // in plain characters, its headline, and where its SVG was written.
+    // The map of the wrong answer (report/wrong_answer_map.hpp), where there is one: for a terminal in plain
+    // characters and in colour, its headline, the SVG picture, and what the battery picks the shape to map by: the
+    // output's elements and the launch's blocks down and across it.
     std::string map, map_in_colour, map_headline, map_svg;
+    int64_t map_elements = 0, map_blocks_down = 0, map_blocks_across = 0;
 };
 
 // One line of JSON, and back; nothing for a line that is no report.
@@ -101,6 +105,19 @@ int report_channel();
 // --check-in-turn: the shape whose report comes next (ShapeReport::shape).
 void set_shape_in_turn(int index);
 int shape_in_turn();
+
+// Environment: WORKSHOP_COLOR=always colours the map even where stdout is no terminal (make watch).
+// Prints a report's map of the wrong answer, if it has one: a line with its headline ("the map of the wrong answer
+// at LABEL: ..."; no "at" where `label` is empty), the map for a terminal (in colour where stdout is one, or where
+// WORKSHOP_COLOR is "always"), and where its SVG picture was written: beside this program, maps/PROGRAM.svg
+// (map_picture_path). A picture that cannot be written is said in a note; the map is printed all the same.
+void print_map(const ShapeReport& report, const std::string& label);
+std::filesystem::path map_picture_path();
+
+// Of the battery's failing shapes (`reports`, empty where a shape passed or said nothing), the one whose map is
+// shown: the smallest (in elements) with at least two blocks down and across, else the smallest; none where no
+// failing shape has a map.
+std::optional<size_t> shape_to_map(const std::vector<std::optional<ShapeReport>>& reports);
 
 // The shapes a --check-in-turn child finished, read from its reports: for shape I, its report (in `reports`) and
 // the exit code it reported, as if it had run alone; empty for the shapes it never finished.

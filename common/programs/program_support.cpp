@@ -10,6 +10,7 @@
 #include <limits>
 #include <sstream>
 
+#include "report/wrong_answer_map.hpp"
 #include "step/cuda_check.cuh"
 #include "base/exit_codes.hpp"
 #include "ledger/cuda_objects.hpp"
@@ -103,6 +104,24 @@ ShapeReport report_of_a_line(ShapeReport::Outcome outcome, const std::string& he
     return r;
 }
 
+int64_t blocks_along(int64_t elements, int64_t block) { return block > 0 ? (elements + block - 1) / block : 0; }
+
+// The map of a wrong answer, where the verdict has one (Verdict::element_states): not after a failed launch, whose
+// output means nothing.
+void add_map(ShapeReport& r, const Verdict& v) {
+    if (!v.element_states || !v.failure.empty()) return;
+    const OutputStates out = output_states_of(v);
+    MapStyle in_colour;
+    in_colour.colour = true;
+    r.map = terminal_map(out);
+    r.map_in_colour = terminal_map(out, in_colour);
+    r.map_headline = map_headline(out);
+    r.map_svg = svg_map(out);
+    r.map_elements = out.rows * out.cols;
+    r.map_blocks_down = blocks_along(out.rows, out.block_rows);
+    r.map_blocks_across = blocks_along(out.cols, out.block_cols);
+}
+
 // The FAIL line of a verdict and what follows it: the hint, the note on a non-blocking stream, and the wrong
 // elements where the headline named something else.
 ShapeReport failure_report(const Verdict& v, const std::string& what) {
@@ -124,6 +143,7 @@ ShapeReport failure_report(const Verdict& v, const std::string& what) {
         r.details.push_back(fmt::format("also {} of {} elements wrong", v.wrong, v.checked));
     r.unsteady = unsteady_answer(headline);
     r.non_blocking_stream = !note.empty();
+    add_map(r, v);
     return r;
 }
 
@@ -232,6 +252,7 @@ void print_failures_under_the_table(const Options& o, const RunChecks& checks) {
             const ShapeReport report = failure_report(verdict, what);
             fmt::print("{}\n", report.headline);
             for (const auto& line : report.details) fmt::print("{}\n", line);
+            print_map(report, "");
         }
 }
 

@@ -273,3 +273,28 @@ TEST(Refusal, TheHarnessRefusalNotTheStudentsBadAlloc) {
     EXPECT_EQ(refusal_in("FAIL: not enough device memory\n"), "");
     EXPECT_EQ(refusal_in(""), "");
 }
+
+// The shape whose map make check shows: the smallest failing one with two blocks or more each way, where there is one.
+TEST(ShapeToMap, TheSmallestWithTwoBlocksEachWayElseTheSmallest) {
+    const auto with_map = [](int64_t elements, int64_t down, int64_t across) {
+        ShapeReport r;
+        r.outcome = ShapeReport::Outcome::Fail;
+        r.map = "  x\n";
+        r.map_elements = elements;
+        r.map_blocks_down = down;
+        r.map_blocks_across = across;
+        return std::optional<ShapeReport>(r);
+    };
+    ShapeReport no_map;
+    no_map.outcome = ShapeReport::Outcome::Fail;
+    std::vector<std::optional<ShapeReport>> reports = {with_map(1, 1, 1),
+                                                       std::nullopt,
+                                                       with_map(9000, 3, 2),
+                                                       with_map(6000, 2, 4),
+                                                       std::optional<ShapeReport>(no_map),
+                                                       with_map(40, 1, 40)};
+    EXPECT_EQ(shape_to_map(reports), std::optional<size_t>(3));
+    reports[3] = std::nullopt, reports[2] = std::nullopt;
+    EXPECT_EQ(shape_to_map(reports), std::optional<size_t>(0));
+    EXPECT_EQ(shape_to_map({std::nullopt, std::optional<ShapeReport>(no_map)}), std::nullopt);
+}
