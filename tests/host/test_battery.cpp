@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "check/battery.hpp"
 #include "shell_job.hpp"
 #include "verify/verify.hpp"
@@ -297,4 +301,33 @@ TEST(ShapeToMap, TheSmallestWithTwoBlocksEachWayElseTheSmallest) {
     reports[3] = std::nullopt, reports[2] = std::nullopt;
     EXPECT_EQ(shape_to_map(reports), std::optional<size_t>(0));
     EXPECT_EQ(shape_to_map({std::nullopt, std::optional<ShapeReport>(no_map)}), std::nullopt);
+}
+
+// Under the FAIL line: the map's headline with the shape, the map, and its picture written beside the program.
+TEST(ShapeToMap, PrintsTheMapAndWritesItsPictureBesideTheProgram) {
+    ShapeReport r;
+    r.outcome = ShapeReport::Outcome::Fail;
+    r.map = "  .x\n  legend: . right (1)  x wrong (1)\n";
+    r.map_in_colour = "in colour\n";
+    r.map_headline = "every element is off by a little: a term of each sum is missing";
+    r.map_svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>\n";
+    const std::filesystem::path picture = map_picture_path();
+    EXPECT_EQ(picture.filename(), "host_tests.svg");
+    EXPECT_EQ(picture.parent_path().filename(), "maps");
+    std::filesystem::remove(picture);
+    ::unsetenv("WORKSHOP_COLOR");
+    testing::internal::CaptureStdout();
+    print_map(r, "129x65x33");
+    const std::string out = testing::internal::GetCapturedStdout();
+    EXPECT_EQ(out, "the map of the wrong answer at 129x65x33: " + r.map_headline + "\n" + r.map +
+                       "the map as a picture: " + picture.string() + "\n");
+    std::ifstream written(picture);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), r.map_svg);
+    ::setenv("WORKSHOP_COLOR", "always", 1);
+    testing::internal::CaptureStdout();
+    print_map(r, "");
+    const std::string coloured = testing::internal::GetCapturedStdout();
+    ::unsetenv("WORKSHOP_COLOR");
+    EXPECT_EQ(coloured.rfind("the map of the wrong answer: every element", 0), 0u) << coloured;
+    EXPECT_NE(coloured.find("in colour\n"), std::string::npos) << coloured;
 }
