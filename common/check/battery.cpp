@@ -632,11 +632,12 @@ std::string pass_reason(const BatteryRun& run, const std::string& checks_note) {
                        checks_note.empty() ? "" : "; ", checks_note);
 }
 
-// The map of the shape shape_to_map picks among the failing ones, under the FAIL line.
-void print_the_map(const BatteryRun& run) {
+// The map of the shape shape_to_map picks among the failing ones, under the FAIL line; where its picture went.
+std::string print_the_map(const BatteryRun& run) {
     std::vector<std::optional<ShapeReport>> failing;
     for (const ShapeOutcome& o : run.shapes) failing.push_back(failed(o) ? o.report : std::nullopt);
-    if (const auto shape = shape_to_map(failing)) print_map(*failing[*shape], run.request.shapes[*shape].label);
+    const auto shape = shape_to_map(failing);
+    return shape ? print_map(*failing[*shape], run.request.shapes[*shape].label) : std::string();
 }
 
 }  // namespace
@@ -657,7 +658,7 @@ BatteryOutcome run_battery(const BatteryRequest& request) {
     BatteryOutcome outcome;
     outcome.sanitizers_ran = !run.sanitizer.empty();
     if (const std::string why = not_checked_reason(run, not_run_tools); reasons.empty() && !why.empty()) {
-        outcome = {kExitOutOfMemory, why, outcome.sanitizers_ran};
+        outcome = {kExitOutOfMemory, why, outcome.sanitizers_ran, ""};
         fmt::print("NOT CHECKED: {}\n", why);
     } else if (reasons.empty()) {
         outcome.reason = pass_reason(run, checks_note);
@@ -666,7 +667,7 @@ BatteryOutcome run_battery(const BatteryRequest& request) {
         outcome.exit_code = kExitWrongAnswer;
         for (size_t i = 0; i < reasons.size(); ++i) outcome.reason += (i ? "; " : "") + reasons[i];
         fmt::print("FAIL: {}\n", outcome.reason);
-        print_the_map(run);
+        outcome.map_picture = print_the_map(run);
     }
     std::fflush(stdout);
     return outcome;
@@ -832,8 +833,8 @@ std::filesystem::path map_picture_path() {
     return program.parent_path() / "maps" / (program.filename().string() + ".svg");
 }
 
-void print_map(const ShapeReport& report, const std::string& label) {
-    if (report.map.empty()) return;
+std::string print_map(const ShapeReport& report, const std::string& label) {
+    if (report.map.empty()) return {};
     const char* colour = std::getenv("WORKSHOP_COLOR");
     const bool in_colour = (colour && std::string(colour) == "always") || isatty(STDOUT_FILENO);
     fmt::print("the map of the wrong answer{}: {}\n{}", label.empty() ? "" : " at " + label,
@@ -845,8 +846,11 @@ void print_map(const ShapeReport& report, const std::string& label) {
         fs::create_directories(picture.parent_path(), error);
         write_file_atomically(picture, report.map_svg);
         fmt::print("the map as a picture: {}\n", picture.string());
+        std::fflush(stdout);
+        return picture.string();
     } catch (const FileError& e) { fmt::print("note: the map's picture was not written: {}\n", e.what()); }
     std::fflush(stdout);
+    return {};
 }
 
 std::optional<size_t> shape_to_map(const std::vector<std::optional<ShapeReport>>& reports) {

@@ -111,7 +111,8 @@ int shape_in_turn();
 // at LABEL: ..."; no "at" where `label` is empty), the map for a terminal (in colour where stdout is one, or where
 // WORKSHOP_COLOR is "always"), and where its SVG picture was written: beside this program, maps/PROGRAM.svg
 // (map_picture_path). A picture that cannot be written is said in a note; the map is printed all the same.
-void print_map(const ShapeReport& report, const std::string& label);
+// Returns the picture's path, or empty where none was written.
+std::string print_map(const ShapeReport& report, const std::string& label);
 std::filesystem::path map_picture_path();
 
 // Of the battery's failing shapes (`reports`, empty where a shape passed or said nothing), the one whose map is
@@ -166,6 +167,7 @@ struct BatteryOutcome {
     int exit_code = 0;           // the program's: 0 only when everything passed, 4 for NOT CHECKED, else FAIL
     std::string reason;          // the last line without its first word: what passed, what failed, what did not run
     bool sanitizers_ran = true;  // false where compute-sanitizer was not found
+    std::string map_picture;     // on a FAIL with a map of a wrong answer: where its SVG was written, else empty
 };
 
 // The battery and the memory checks, printed as they end, then the last line.

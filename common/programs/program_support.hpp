@@ -224,7 +224,7 @@ int run_verdict_mode(const Options& o, const std::string& track, int step, const
             return run_battery(battery_request(track, step, battery, extra, o));
         } catch (const std::bad_alloc&) {  // the checker's own, not the student's: no reason, so FAIL says so
             fmt::print(stderr, "not enough host memory: an allocation failed (std::bad_alloc)\n");
-            return BatteryOutcome{kExitOutOfMemory, "", true};
+            return BatteryOutcome{kExitOutOfMemory, "", true, ""};
         }
     });
 }

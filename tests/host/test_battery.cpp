@@ -317,7 +317,7 @@ TEST(ShapeToMap, PrintsTheMapAndWritesItsPictureBesideTheProgram) {
     std::filesystem::remove(picture);
     ::unsetenv("WORKSHOP_COLOR");
     testing::internal::CaptureStdout();
-    print_map(r, "129x65x33");
+    EXPECT_EQ(print_map(r, "129x65x33"), picture.string());
     const std::string out = testing::internal::GetCapturedStdout();
     EXPECT_EQ(out, "the map of the wrong answer at 129x65x33: " + r.map_headline + "\n" + r.map +
                        "the map as a picture: " + picture.string() + "\n");
