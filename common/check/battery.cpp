@@ -771,6 +771,7 @@ nlohmann::json parsed_or_null(const std::string& line) {
 }
 
 int shape_now = -1;  // set_shape_in_turn
+FailureRoute route_now = FailureRoute::ReportChannelOnly;
 
 }  // namespace
 
@@ -811,6 +812,9 @@ bool send_report(const ShapeReport& report) {
 
 void set_shape_in_turn(int index) { shape_now = index; }
 int shape_in_turn() { return shape_now; }
+
+void set_failure_route(FailureRoute route) { route_now = route; }
+FailureRoute failure_route() { return route_now; }
 
 std::string failure_line(const ShapeReport& report) { return nlohmann::json{{"failure", report_json(report)}}.dump(); }
 

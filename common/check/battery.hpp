@@ -133,6 +133,11 @@ struct TimingRunSaid {
 TimingRunSaid timing_run_said(const std::string& out);
 // The line a --json run prints for a failure (timing_run_said reads it back).
 std::string failure_line(const ShapeReport& report);
+// Where a failure is said besides its human lines and the report channel: also as failure_line on stdout, in a
+// --json run (make check's timed run), set before any check.
+enum class FailureRoute { ReportChannelOnly, AlsoJsonOnStdout };
+void set_failure_route(FailureRoute route);
+FailureRoute failure_route();
 
 // A clause for make check's FAIL line, or empty: when every shape with equal sides passes and only shapes whose
 // sides differ fail, one size most likely stands where another belongs (a rows for a cols, an M for an N). The

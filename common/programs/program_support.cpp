@@ -76,10 +76,6 @@ std::string unless_the_headline_names_it(const std::string& what, const std::str
     return !function.empty() && headline.find(function) != std::string::npos ? "" : what;
 }
 
-// Where a failure goes besides the human lines (shapes_reported_as_json_on_stdout).
-enum class FailureRoute { ReportChannelOnly, AlsoJsonOnStdout };
-FailureRoute failure_route = FailureRoute::ReportChannelOnly;
-
 // Prints the report's lines, then sends it: on the report channel where the battery gave one, and a failure as a
 // line of JSON on stdout where this is a --json run.
 int say_and_send(ShapeReport report) {
@@ -88,7 +84,7 @@ int say_and_send(ShapeReport report) {
     std::fflush(stdout);
     report.shape = shape_in_turn();
     send_report(report);
-    if (report.outcome == ShapeReport::Outcome::Fail && failure_route == FailureRoute::AlsoJsonOnStdout) {
+    if (report.outcome == ShapeReport::Outcome::Fail && failure_route() == FailureRoute::AlsoJsonOnStdout) {
         fmt::print("{}\n", failure_line(report));
         std::fflush(stdout);
     }
@@ -230,8 +226,6 @@ std::string non_blocking_stream_note() {
            "each checked launch, the timing's events): launch the kernel on the default stream (no stream in "
            "<<<...>>>)";
 }
-
-void shapes_reported_as_json_on_stdout() { failure_route = FailureRoute::AlsoJsonOnStdout; }
 
 int report_shape(const Verdict& v, const std::string& what) {
     if (v.ok) return say_and_send(report_of_a_line(ShapeReport::Outcome::Pass, "PASS", kExitOk));

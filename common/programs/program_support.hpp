@@ -76,10 +76,6 @@ std::string non_blocking_stream_note();
 // ("transpose_from_host: ").
 int report_shape(const Verdict& v, const std::string& what = "");
 
-// From here on, a failure report_shape prints is also said as one line of JSON on stdout (failure_line in
-// battery.hpp): a --json run's, which make check's verdict reads with timing_run_said.
-void shapes_reported_as_json_on_stdout();
-
 // What make run checked: each verdict with what it judged ("" for the kernel; the round trip in step 1), as
 // report_shape's `what`.
 using RunChecks = std::vector<std::pair<Verdict, std::string>>;
@@ -264,7 +260,7 @@ int run_mode(const Options& o, const std::string& track, int step, const std::ve
             case Mode::CheckInTurn: return check_shapes_in_turn(battery, o, check_one_shape);
             case Mode::CheckSanitizerShapes: return check_sanitizer_shapes(extra.sanitizer, o, check_one_shape);
             default:
-                if (o.format == OutputFormat::Json) shapes_reported_as_json_on_stdout();
+                if (o.format == OutputFormat::Json) set_failure_route(FailureRoute::AlsoJsonOnStdout);
                 return run_one_size(o, dev);
         }
     } catch (const std::bad_alloc&) {  // past require_host_memory's estimate, or where it cannot look
