@@ -6,10 +6,11 @@
 // hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
 // several at a time, and a bad shape takes down no other; one that gives no answer there gets a second run by
 // itself (run_again_alone). On a GPU that takes one process at a time, every child runs alone. The process that
-// runs the battery makes no CUDA context of its own. Prints a line per shape and per tool, then one last line
+// runs the battery makes no CUDA context of its own. Prints a line per shape and per tool, then its verdict line
 // that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run here (too
-// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; it returns the same
-// (BatteryOutcome), which make check's verdict (programs/verdict_run.hpp) builds on.
+// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; under a FAIL, the map
+// of a wrong answer (print_map). It returns the same (BatteryOutcome), which make check's verdict
+// (programs/verdict_run.hpp) builds on.
 #pragma once
 
 #include <cstdint>
