@@ -77,7 +77,7 @@ std::string unless_the_headline_names_it(const std::string& what, const std::str
 }
 
 // Prints the report's lines, then sends it: on the report channel where the battery gave one, and a failure as a
-// line of JSON on stdout where this is a --json run.
+// line of JSON on stdout, after the map of a wrong answer, where this is a --json run (make check's timed run).
 int say_and_send(ShapeReport report) {
     fmt::print("{}\n", report.headline);
     for (const auto& line : report.details) fmt::print("{}\n", line);
@@ -85,6 +85,7 @@ int say_and_send(ShapeReport report) {
     report.shape = shape_in_turn();
     send_report(report);
     if (report.outcome == ShapeReport::Outcome::Fail && failure_route() == FailureRoute::AlsoJsonOnStdout) {
+        print_map(report, "");  // make check shows what its timed run printed, the map with it
         fmt::print("{}\n", failure_line(report));
         std::fflush(stdout);
     }
