@@ -1,8 +1,11 @@
 #include "check/battery.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -14,6 +17,7 @@
 
 #include "check/child_processes.hpp"
 #include "base/exit_codes.hpp"
+#include "base/files.hpp"
 #include "check/sanitizer_report.hpp"
 #include "check/shapes.hpp"
 #include "verify/verify.hpp"
@@ -89,6 +93,7 @@ std::string refusal_line(const std::string& err) {
 ChildJob child_job() {
     ChildJob job;
     job.ready_line = kChildReady;
+    job.reports = ChildJob::Reports::Channel;
     job.start_timeout_s = 12 * shape_timeout_s();
     return job;
 }
@@ -126,6 +131,7 @@ ChildJob round_trip_job(const BatteryRequest& r) {
 // One tool over all the sanitizer shapes, in one process: compute-sanitizer takes seconds to start.
 ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, const BatteryRequest& r) {
     ChildJob job = child_job();
+    job.reports = ChildJob::Reports::None;  // the tool's findings and the exit code say what it found
     job.argv = {self_path(), "--check-sanitizer-shapes", "--no-guards"};
     job.argv.insert(job.argv.end(), r.common_args.begin(), r.common_args.end());
     std::vector<std::string> prefix = {sanitizer, "--tool",           tool, "--error-exitcode", "86", "--print-limit",
@@ -142,19 +148,28 @@ ChildJob sanitizer_job(const std::string& sanitizer, const std::string& tool, co
     return job;
 }
 
-// What one shape's child said: its first line is PASS..., SKIP... or FAIL: ..., then details.
+// What one shape's child said (its ShapeReport), or why it said nothing.
 struct ShapeOutcome {
     bool pass = false;
     bool timed_out = false;
     std::string not_run_why;  // not_run_reason(), when the shape could not run here
     std::string headline;
     std::vector<std::string> details;
+    std::optional<ShapeReport> report;  // where the child sent one
 };
+
+// A child that ended with no report: the harness's refusal of a shape too large for the machine (measure/'s
+// require_*_memory with WhenShort::Skip) prints its SKIP line and exits 0 before any report can be sent.
+std::optional<std::string> skipped_for_memory(const ChildResult& r) {
+    if (r.exit_code != kExitOk) return std::nullopt;
+    for (const auto& line : lines_of(r.out))
+        if (line.rfind("SKIP not tried here: ", 0) == 0) return line;
+    return std::nullopt;
+}
 
 // `again`: the shape's second run, by itself (run_again_alone).
 ShapeOutcome read_shape(const ChildResult& r, bool again = false) {
     ShapeOutcome o;
-    const auto lines = lines_of(r.out);
     o.not_run_why = not_run_reason(r);
     if (!o.not_run_why.empty()) {
         o.headline = "NOT RUN: " + o.not_run_why;
@@ -169,14 +184,16 @@ ShapeOutcome read_shape(const ChildResult& r, bool again = false) {
             "that some threads of the block never reach");
         return o;
     }
-    // The verdict's line comes first, unless the kernel printed something (printf from a kernel lands here too).
-    const auto verdict = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
-        return line.rfind("PASS", 0) == 0 || line.rfind("SKIP", 0) == 0 || line.rfind("FAIL", 0) == 0;
-    });
-    if (verdict != lines.end()) {
-        o.pass = verdict->rfind("FAIL", 0) != 0 && (r.exit_code == kExitOk);
-        o.headline = *verdict;
-        o.details.assign(verdict + 1, lines.end());
+    if (auto reports = reports_in(r.reports); !reports.empty()) {
+        o.report = std::move(reports.back());
+        o.pass = o.report->outcome != ShapeReport::Outcome::Fail && r.exit_code == kExitOk;
+        o.headline = o.report->headline;
+        o.details = o.report->details;
+        return o;
+    }
+    if (const auto skip = skipped_for_memory(r)) {
+        o.pass = true;
+        o.headline = *skip;
         return o;
     }
     // The program ended before it could say anything: a CUDA call that failed in the step's own host code
@@ -304,32 +321,14 @@ std::vector<std::optional<ChildResult>> run_again_alone(const std::vector<ChildJ
     return results;
 }
 
-std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count) {
+std::vector<std::optional<ChildResult>> finished_shapes(const std::string& reports, size_t shape_count) {
     std::vector<std::optional<ChildResult>> finished(shape_count);
-    const std::string begins = std::string(kShapeBegins) + " ", ends = std::string(kShapeEnds) + " ";
-    constexpr size_t kNone = static_cast<size_t>(-1);
-    size_t current = kNone;  // the shape whose lines these are
-    std::string said;
-    std::istringstream lines(out);
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (line.rfind(begins, 0) == 0) {
-            if (!(std::istringstream(line.substr(begins.size())) >> current)) current = kNone;
-            said.clear();
-        } else if (line.rfind(ends, 0) == 0) {
-            std::istringstream fields(line.substr(ends.size()));
-            size_t index = kNone;
-            int exit_code = -1;
-            if (fields >> index >> exit_code && index == current && index < shape_count) {
-                ChildResult r;
-                r.exit_code = exit_code;
-                r.out = said;
-                finished[index] = r;
-            }
-            current = kNone;
-        } else if (current != kNone) {
-            said += line + "\n";
-        }
+    for (const ShapeReport& report : reports_in(reports)) {
+        if (report.shape < 0 || static_cast<size_t>(report.shape) >= shape_count) continue;
+        ChildResult r;
+        r.exit_code = report.exit_code;
+        r.reports = report_line(report);
+        finished[report.shape] = r;
     }
     return finished;
 }
@@ -464,7 +463,7 @@ void run_first_pass(BatteryRun& run) {
             run.round_trip = read_shape(r);
             return;
         }
-        const auto finished = finished_shapes(r.out, run.shapes.size());
+        const auto finished = finished_shapes(r.reports, run.shapes.size());
         for (size_t i = 0; i < run.shapes.size(); ++i) {
             if (!finished[i]) continue;
             run.shapes[i] = read_shape(*finished[i]);
@@ -525,12 +524,10 @@ std::vector<std::string> pattern_hints(const BatteryRun& run, size_t failing, si
     std::vector<bool> passed;
     for (const ShapeOutcome& o : run.shapes) passed.push_back(o.pass);
     const auto unsteady = std::count_if(run.shapes.begin(), run.shapes.end(), [&](const ShapeOutcome& o) {
-        return failed(o) && unsteady_answer(o.headline);
+        return failed(o) && o.report && o.report->unsteady;
     });
     const bool stream_made = std::any_of(run.shapes.begin(), run.shapes.end(), [&](const ShapeOutcome& o) {
-        return failed(o) && std::any_of(o.details.begin(), o.details.end(), [](const std::string& line) {
-                   return line.find(kNonBlockingStreamMade) != std::string::npos;
-               });
+        return failed(o) && o.report && o.report->non_blocking_stream;
     });
     if (stream_made) return {non_blocking_stream_hint()};  // every shape fails for it: no pattern to read
     if (unsteady) return {unsteady_answers_hint(unsteady, failing)};
@@ -635,6 +632,14 @@ std::string pass_reason(const BatteryRun& run, const std::string& checks_note) {
                        checks_note.empty() ? "" : "; ", checks_note);
 }
 
+// The map of the shape shape_to_map picks among the failing ones, under the FAIL line; where its picture went.
+std::string print_the_map(const BatteryRun& run) {
+    std::vector<std::optional<ShapeReport>> failing;
+    for (const ShapeOutcome& o : run.shapes) failing.push_back(failed(o) ? o.report : std::nullopt);
+    const auto shape = shape_to_map(failing);
+    return shape ? print_map(*failing[*shape], run.request.shapes[*shape].label) : std::string();
+}
+
 }  // namespace
 
 BatteryOutcome run_battery(const BatteryRequest& request) {
@@ -653,7 +658,7 @@ BatteryOutcome run_battery(const BatteryRequest& request) {
     BatteryOutcome outcome;
     outcome.sanitizers_ran = !run.sanitizer.empty();
     if (const std::string why = not_checked_reason(run, not_run_tools); reasons.empty() && !why.empty()) {
-        outcome = {kExitOutOfMemory, why, outcome.sanitizers_ran};
+        outcome = {kExitOutOfMemory, why, outcome.sanitizers_ran, ""};
         fmt::print("NOT CHECKED: {}\n", why);
     } else if (reasons.empty()) {
         outcome.reason = pass_reason(run, checks_note);
@@ -662,6 +667,7 @@ BatteryOutcome run_battery(const BatteryRequest& request) {
         outcome.exit_code = kExitWrongAnswer;
         for (size_t i = 0; i < reasons.size(); ++i) outcome.reason += (i ? "; " : "") + reasons[i];
         fmt::print("FAIL: {}\n", outcome.reason);
+        outcome.map_picture = print_the_map(run);
     }
     std::fflush(stdout);
     return outcome;
@@ -694,6 +700,174 @@ int run_sanitizers(const BatteryRequest& request) {
         clean &= o.clean || !o.not_run_why.empty();
     }
     return !clean ? kExitWrongAnswer : not_run ? kExitOutOfMemory : kExitOk;
+}
+
+namespace {
+
+const char* outcome_name(ShapeReport::Outcome o) {
+    switch (o) {
+        case ShapeReport::Outcome::Pass: return "pass";
+        case ShapeReport::Outcome::Skip: return "skip";
+        case ShapeReport::Outcome::Fail: break;
+    }
+    return "fail";
+}
+
+nlohmann::json report_json(const ShapeReport& r) {
+    nlohmann::json j = {{"outcome", outcome_name(r.outcome)},
+                        {"headline", r.headline},
+                        {"reason", r.reason},
+                        {"hint", r.hint},
+                        {"details", r.details},
+                        {"exit_code", r.exit_code},
+                        {"unsteady", r.unsteady},
+                        {"non_blocking_stream", r.non_blocking_stream}};
+    if (r.shape >= 0) j["shape"] = r.shape;
+    if (!r.map.empty())
+        j["map"] = {{"text", r.map},
+                    {"in_colour", r.map_in_colour},
+                    {"headline", r.map_headline},
+                    {"svg", r.map_svg},
+                    {"elements", r.map_elements},
+                    {"blocks_down", r.map_blocks_down},
+                    {"blocks_across", r.map_blocks_across}};
+    return j;
+}
+
+// A report from its JSON; nothing where a field the battery needs is missing or of another type.
+std::optional<ShapeReport> report_of(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("outcome") || !j.contains("headline") || !j.contains("exit_code"))
+        return std::nullopt;
+    try {
+        ShapeReport r;
+        const std::string outcome = j.at("outcome").get<std::string>();
+        if (outcome != "pass" && outcome != "skip" && outcome != "fail") return std::nullopt;
+        r.outcome = outcome == "pass"   ? ShapeReport::Outcome::Pass
+                    : outcome == "skip" ? ShapeReport::Outcome::Skip
+                                        : ShapeReport::Outcome::Fail;
+        r.headline = j.at("headline").get<std::string>();
+        r.exit_code = j.at("exit_code").get<int>();
+        r.shape = j.value("shape", -1);
+        r.reason = j.value("reason", "");
+        r.hint = j.value("hint", "");
+        r.details = j.value("details", std::vector<std::string>{});
+        r.unsteady = j.value("unsteady", false);
+        r.non_blocking_stream = j.value("non_blocking_stream", false);
+        if (const auto map = j.find("map"); map != j.end() && map->is_object()) {
+            r.map = map->value("text", "");
+            r.map_in_colour = map->value("in_colour", "");
+            r.map_headline = map->value("headline", "");
+            r.map_svg = map->value("svg", "");
+            r.map_elements = map->value("elements", int64_t{0});
+            r.map_blocks_down = map->value("blocks_down", int64_t{0});
+            r.map_blocks_across = map->value("blocks_across", int64_t{0});
+        }
+        return r;
+    } catch (const nlohmann::json::exception&) { return std::nullopt; }
+}
+
+nlohmann::json parsed_or_null(const std::string& line) {
+    return nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+}
+
+int shape_now = -1;  // set_shape_in_turn
+FailureRoute route_now = FailureRoute::ReportChannelOnly;
+
+}  // namespace
+
+std::string report_line(const ShapeReport& report) { return report_json(report).dump(); }
+
+std::optional<ShapeReport> report_from_line(const std::string& line) { return report_of(parsed_or_null(line)); }
+
+std::vector<ShapeReport> reports_in(const std::string& channel) {
+    std::vector<ShapeReport> reports;
+    for (const auto& line : lines_of(channel))
+        if (auto r = report_from_line(line)) reports.push_back(std::move(*r));
+    return reports;
+}
+
+int report_channel() {
+    static const int fd = [] {
+        const char* path = std::getenv(kReportChannel);
+        return path && *path ? ::open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+    }();
+    return fd;
+}
+
+bool send_report(const ShapeReport& report) {
+    const int fd = report_channel();
+    if (fd < 0) return false;
+    const std::string line = report_line(report) + "\n";
+    for (size_t done = 0; done < line.size();) {
+        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            fmt::print(stderr, "error: cannot write the shape's report to {}\n", std::getenv(kReportChannel));
+            std::exit(kExitCannotWrite);
+        }
+        done += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+void set_shape_in_turn(int index) { shape_now = index; }
+int shape_in_turn() { return shape_now; }
+
+void set_failure_route(FailureRoute route) { route_now = route; }
+FailureRoute failure_route() { return route_now; }
+
+std::string failure_line(const ShapeReport& report) { return nlohmann::json{{"failure", report_json(report)}}.dump(); }
+
+TimingRunSaid timing_run_said(const std::string& out) {
+    TimingRunSaid said;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        const nlohmann::json j = line.rfind("{\"failure\"", 0) == 0 ? parsed_or_null(line) : nlohmann::json();
+        if (j.is_object() && j.contains("failure")) {
+            if (auto report = report_of(j["failure"])) said.failure = std::move(report);
+            continue;
+        }
+        said.shown += line + "\n";
+    }
+    return said;
+}
+
+std::filesystem::path map_picture_path() {
+    const fs::path program = self_path();
+    return program.parent_path() / "maps" / (program.filename().string() + ".svg");
+}
+
+std::string print_map(const ShapeReport& report, const std::string& label) {
+    if (report.map.empty()) return {};
+    const char* colour = std::getenv("WORKSHOP_COLOR");
+    const bool in_colour = (colour && std::string(colour) == "always") || isatty(STDOUT_FILENO);
+    fmt::print("the map of the wrong answer{}: {}\n{}", label.empty() ? "" : " at " + label,
+               report.map_headline.empty() ? "no pattern stands out" : report.map_headline,
+               in_colour ? report.map_in_colour : report.map);
+    const fs::path picture = map_picture_path();
+    try {
+        std::error_code error;
+        fs::create_directories(picture.parent_path(), error);
+        write_file_atomically(picture, report.map_svg);
+        fmt::print("the map as a picture: {}\n", picture.string());
+        std::fflush(stdout);
+        return picture.string();
+    } catch (const FileError& e) { fmt::print("note: the map's picture was not written: {}\n", e.what()); }
+    std::fflush(stdout);
+    return {};
+}
+
+std::optional<size_t> shape_to_map(const std::vector<std::optional<ShapeReport>>& reports) {
+    std::optional<size_t> best;
+    const auto better = [&](size_t i) {
+        const ShapeReport &a = *reports[i], &b = *reports[*best];
+        const bool a_blocks = a.map_blocks_down >= 2 && a.map_blocks_across >= 2;
+        const bool b_blocks = b.map_blocks_down >= 2 && b.map_blocks_across >= 2;
+        return a_blocks != b_blocks ? a_blocks : a.map_elements < b.map_elements;
+    };
+    for (size_t i = 0; i < reports.size(); ++i)
+        if (reports[i] && !reports[i]->map.empty() && (!best || better(i))) best = i;
+    return best;
 }
 
 }  // namespace workshop

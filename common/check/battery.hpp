@@ -6,12 +6,15 @@
 // hangs holds its process, so the shapes that child did not finish then get a process each (--check-shape),
 // several at a time, and a bad shape takes down no other; one that gives no answer there gets a second run by
 // itself (run_again_alone). On a GPU that takes one process at a time, every child runs alone. The process that
-// runs the battery makes no CUDA context of its own. Prints a line per shape and per tool, then one last line
+// runs the battery makes no CUDA context of its own. Prints a line per shape and per tool, then its verdict line
 // that starts with PASS: or FAIL: and says why, or with NOT CHECKED: when some of it could not run here (too
-// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; it returns the same
-// (BatteryOutcome), which make check's verdict (programs/verdict_run.hpp) builds on.
+// little free memory, a GPU too busy to start a process in time) and nothing that ran failed; under a FAIL, the map
+// of a wrong answer (print_map). It returns the same (BatteryOutcome), which make check's verdict
+// (programs/verdict_run.hpp) builds on.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,13 +70,75 @@ std::string what_to_do_when_not_run(const std::string& why);
 // result, or nothing for the jobs after that one.
 std::vector<std::optional<ChildResult>> run_again_alone(const std::vector<ChildJob>& jobs);
 
-// What --check-in-turn prints around each shape's verdict: "<begins> I" before it, "<ends> I EXIT" after it.
-constexpr const char* kShapeBegins = "@@ shape begins";
-constexpr const char* kShapeEnds = "@@ shape ends";
+// What a child of the battery (--check-shape, --check-in-turn, --check-round-trip) found at a shape: one JSON object
+// a line on its report channel (kReportChannel, ChildJob::reports), which nothing the student's kernel prints
+// reaches. The human lines (headline, then details) are printed on stdout as well, for a shape checked by hand.
+struct ShapeReport {
+    enum class Outcome { Pass, Skip, Fail };
+    int shape = -1;  // its place in the battery (--check-in-turn); -1 in a process of one shape
+    Outcome outcome = Outcome::Pass;
+    std::string headline;              // the first line, as printed: "PASS", "SKIP no kernel yet", "FAIL: ..."
+    std::string reason;                // for a FAIL: the headline without "FAIL: "
+    std::string hint;                  // what the pattern suggests; empty when nothing stands out
+    std::vector<std::string> details;  // the lines printed under the headline (the hint and notes among them)
+    int exit_code = 0;                 // what the shape's check returns (exit_codes.hpp)
+    bool unsteady = false;             // another answer on a second launch, nothing else explaining it
+    bool non_blocking_stream = false;  // the program made a stream with cudaStreamNonBlocking
+    // The map of the wrong answer (report/wrong_answer_map.hpp), where there is one: for a terminal in plain
+    // characters and in colour, its headline, the SVG picture, and what the battery picks the shape to map by: the
+    // output's elements and the launch's blocks down and across it.
+    std::string map, map_in_colour, map_headline, map_svg;
+    int64_t map_elements = 0, map_blocks_down = 0, map_blocks_across = 0;
+};
 
-// The shapes a --check-in-turn child finished, read from its output: for shape I, what it printed between its
-// markers and the exit code it reported, as if it had run alone; empty for the shapes it never finished.
-std::vector<std::optional<ChildResult>> finished_shapes(const std::string& out, size_t shape_count);
+// One line of JSON, and back; nothing for a line that is no report.
+std::string report_line(const ShapeReport& report);
+std::optional<ShapeReport> report_from_line(const std::string& line);
+// Every report in what a child wrote on its channel, in order.
+std::vector<ShapeReport> reports_in(const std::string& channel);
+
+// The child's side: sends `report` on this process's report channel, where it has one (the battery started it);
+// returns whether it did. A write that fails ends the program (kExitCannotWrite): a shape with no report reads as
+// not finished.
+bool send_report(const ShapeReport& report);
+// The channel's descriptor, for a fault handler that must write there without opening anything; -1 where none.
+int report_channel();
+// --check-in-turn: the shape whose report comes next (ShapeReport::shape).
+void set_shape_in_turn(int index);
+int shape_in_turn();
+
+// Environment: WORKSHOP_COLOR=always colours the map even where stdout is no terminal (make watch).
+// Prints a report's map of the wrong answer, if it has one: a line with its headline ("the map of the wrong answer
+// at LABEL: ..."; no "at" where `label` is empty), the map for a terminal (in colour where stdout is one, or where
+// WORKSHOP_COLOR is "always"), and where its SVG picture was written: beside this program, maps/PROGRAM.svg
+// (map_picture_path). A picture that cannot be written is said in a note; the map is printed all the same.
+// Returns the picture's path, or empty where none was written.
+std::string print_map(const ShapeReport& report, const std::string& label);
+std::filesystem::path map_picture_path();
+
+// Of the battery's failing shapes (`reports`, empty where a shape passed or said nothing), the one whose map is
+// shown: the smallest (in elements) with at least two blocks down and across, else the smallest; none where no
+// failing shape has a map.
+std::optional<size_t> shape_to_map(const std::vector<std::optional<ShapeReport>>& reports);
+
+// The shapes a --check-in-turn child finished, read from its reports: for shape I, its report (in `reports`) and
+// the exit code it reported, as if it had run alone; empty for the shapes it never finished.
+std::vector<std::optional<ChildResult>> finished_shapes(const std::string& reports, size_t shape_count);
+
+// What a timing run in --json mode said when it failed: its failure as one line of JSON on stdout, {"failure":
+// {...}} (a ShapeReport), and the rest of what it printed, for the student. make check's verdict reads it.
+struct TimingRunSaid {
+    std::string shown;                   // its output without the failure's JSON line
+    std::optional<ShapeReport> failure;  // the last failure it reported, if any
+};
+TimingRunSaid timing_run_said(const std::string& out);
+// The line a --json run prints for a failure (timing_run_said reads it back).
+std::string failure_line(const ShapeReport& report);
+// Where a failure is said besides its human lines and the report channel: also as failure_line on stdout, in a
+// --json run (make check's timed run), set before any check.
+enum class FailureRoute { ReportChannelOnly, AlsoJsonOnStdout };
+void set_failure_route(FailureRoute route);
+FailureRoute failure_route();
 
 // A clause for make check's FAIL line, or empty: when every shape with equal sides passes and only shapes whose
 // sides differ fail, one size most likely stands where another belongs (a rows for a cols, an M for an N). The
@@ -108,6 +173,7 @@ struct BatteryOutcome {
     int exit_code = 0;           // the program's: 0 only when everything passed, 4 for NOT CHECKED, else FAIL
     std::string reason;          // the last line without its first word: what passed, what failed, what did not run
     bool sanitizers_ran = true;  // false where compute-sanitizer was not found
+    std::string map_picture;     // on a FAIL with a map of a wrong answer: where its SVG was written, else empty
 };
 
 // The battery and the memory checks, printed as they end, then the last line.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ledger/allocations.hpp"
@@ -362,6 +363,24 @@ void check_the_calls_after_a_checked_run(const std::function<LaunchInfo()>& laun
     };
     check_calls_leave_nothing_behind(launch_on_poison, function, verdict);
     check_the_last_further_call(out, first, verify, verdict);
+}
+
+void mark_launch_blocks(ElementStates& states, const LaunchInfo& launch) {
+    if (!launch.kernel || launch.block.x == 0 || launch.block.y == 0) return;
+    const int64_t blocks = int64_t{launch.grid.x} * launch.grid.y * launch.grid.z;
+    const auto tiles = [&](int64_t rows, int64_t cols) {
+        return ((states.rows + rows - 1) / rows) * ((states.cols + cols - 1) / cols);
+    };
+    const int64_t x = launch.block.x, y = launch.block.y;
+    std::vector<std::pair<int64_t, int64_t>> candidates;
+    if (y > 1) candidates = {{x, x}, {y, x}, {x, y}};
+    for (int64_t side = 8; y == 1 && side <= 256; side *= 2) candidates.emplace_back(side, side);
+    for (const auto& [rows, cols] : candidates)
+        if (tiles(rows, cols) == blocks) {
+            states.block_rows = rows, states.block_cols = cols;
+            return;
+        }
+    if (y > 1) states.block_rows = states.block_cols = x;
 }
 
 }  // namespace workshop

@@ -104,4 +104,12 @@ void check_the_calls_after_a_checked_run(const std::function<LaunchInfo()>& laun
 // (the output is then not worth checking).
 bool launch_and_record(const std::function<LaunchInfo()>& launch, LaunchInfo& info, Verdict& verdict);
 
+// Marks one block of `launch` on a wrong output's element states, in output elements (ElementStates::block_rows and
+// block_cols), for the map's boundaries. A launch says its threads, not the elements each block covers, so this takes
+// the first tiling that accounts for every block of the grid: a square tile as wide as the block (a 32 x 8 block
+// moving a 32 x 32 tile), the block's own shape either way round, or, for a block of one row of threads, a square
+// tile of a power of two. Where none fits (a grid rounded down, or one that loops), a block of two dimensions keeps
+// the square and one of one dimension gets no boundaries.
+void mark_launch_blocks(ElementStates& states, const LaunchInfo& launch);
+
 }  // namespace workshop

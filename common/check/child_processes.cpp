@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <spawn.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,10 +28,14 @@ Clock::duration as_duration(double s) {
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
+// The descriptor a child finds its report channel on (ChildJob::reports).
+constexpr int kReportFd = 3;
+
 struct Running {
     size_t job;
     pid_t pid;
     int out_fd, err_fd;
+    int reports_fd;                       // the child's report channel, a memory file; -1 where it has none
     Clock::time_point started, deadline;  // started: at its ready line, once it has printed it
     ChildResult result;
 };
@@ -42,6 +47,27 @@ bool has_line(const std::string& out, const std::string& line) {
     return false;
 }
 
+// A memory file for the child's reports, on a descriptor above those the child is given (0 to 3), closed on exec;
+// -1 where the job asks for none or none could be made.
+int report_file(const ChildJob& job) {
+    if (job.reports != ChildJob::Reports::Channel) return -1;
+    const int fd = memfd_create("child-reports", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    close(fd);
+    return high;
+}
+
+// The child's environment: ours, with kReportChannel naming its channel where it has one (and never inherited).
+std::vector<std::string> child_environment(bool with_channel) {
+    std::vector<std::string> env;
+    const std::string name = std::string(kReportChannel) + "=";
+    for (char** e = environ; *e; ++e)
+        if (std::strncmp(*e, name.c_str(), name.size()) != 0) env.emplace_back(*e);
+    if (with_channel) env.push_back(fmt::format("{}/dev/fd/{}", name, kReportFd));
+    return env;
+}
+
 std::optional<Running> start(const ChildJob& job, size_t index) {
     int out[2], err[2];
     if (pipe(out) != 0) return std::nullopt;
@@ -49,9 +75,13 @@ std::optional<Running> start(const ChildJob& job, size_t index) {
         close(out[0]), close(out[1]);
         return std::nullopt;
     }
-    std::vector<char*> argv;
+    const int reports = report_file(job);
+    std::vector<char*> argv, envp;
     for (const auto& a : job.argv) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
+    const std::vector<std::string> env = child_environment(reports >= 0);
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
 
     const pid_t pid = fork();
     if (pid == 0) {  // the child: only async-signal-safe calls until exec
@@ -62,7 +92,8 @@ std::optional<Running> start(const ChildJob& job, size_t index) {
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
         close(out[0]), close(out[1]), close(err[0]), close(err[1]);
-        execvp(argv[0], argv.data());
+        if (reports >= 0) dup2(reports, kReportFd);  // above 9, so none of the pipes closed above
+        execvpe(argv[0], argv.data(), envp.data());
         const char message[] = "could not start the program\n";
         (void)!write(STDERR_FILENO, message, sizeof message - 1);
         _exit(127);
@@ -70,16 +101,30 @@ std::optional<Running> start(const ChildJob& job, size_t index) {
     close(out[1]), close(err[1]);
     if (pid < 0) {
         close(out[0]), close(err[0]);
+        if (reports >= 0) close(reports);
         return std::nullopt;
     }
     setpgid(pid, pid);  // also here, so the group exists whichever of the two runs first
     const auto now = Clock::now();
-    Running r{index, pid, out[0], err[0], now, now + as_duration(job.timeout_s), {}};
+    Running r{index, pid, out[0], err[0], reports, now, now + as_duration(job.timeout_s), {}};
     if (!job.ready_line.empty()) {
         r.result.ready = false;
         r.deadline = now + as_duration(job.start_timeout_s);
     }
     return r;
+}
+
+// What the child wrote on its report channel, from the start.
+std::string read_reports(int fd) {
+    std::string text;
+    char buffer[4096];
+    for (off_t at = 0;;) {
+        const ssize_t n = pread(fd, buffer, sizeof buffer, at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return text;
+        text.append(buffer, static_cast<size_t>(n));
+        at += n;
+    }
 }
 
 // Reads what is there; returns false at end of file.
@@ -101,6 +146,10 @@ void finish(Running& r, bool killed) {
     r.result.seconds = std::chrono::duration<double>(Clock::now() - r.started).count();
     if (r.out_fd >= 0) close(r.out_fd);
     if (r.err_fd >= 0) close(r.err_fd);
+    if (r.reports_fd >= 0) {
+        r.result.reports = read_reports(r.reports_fd);
+        close(r.reports_fd);
+    }
 }
 
 }  // namespace

@@ -18,7 +18,14 @@ struct ChildJob {
     // make test's sanitizer runs): no fault of the code the child checks.
     std::string ready_line;
     double start_timeout_s = 120;
+    // Where the child reports what it found: with Reports::Channel, a file of its own on descriptor 3, named in
+    // its environment as kReportChannel (/dev/fd/3), read into ChildResult::reports once it ends. What the
+    // student's kernel prints goes to stdout and never reaches it.
+    enum class Reports { None, Channel } reports = Reports::None;
 };
+
+// The environment variable that names a child's report channel (ChildJob::reports).
+constexpr const char* kReportChannel = "WORKSHOP_CHECK_REPORTS";
 
 struct ChildResult {
     int exit_code = -1;  // when the child exited; -1 otherwise
@@ -27,6 +34,7 @@ struct ChildResult {
     bool ready = true;   // false when the job names a ready line and the child never printed it
     double seconds = 0;  // since the child started, or since its ready line where the job names one
     std::string out, err;
+    std::string reports;  // what the child wrote on its report channel, where the job gave it one
     bool exited(int code) const { return exit_code == code; }
 };
 

@@ -100,6 +100,8 @@ CheckResult MatmulProblem::launch_and_verify() {
                                                                d_B_.words_changed_since_upload(in_.B.data()));
     check_the_calls_after_a_checked_run([&] { return launch(); }, d_C_, C, verify, "matmul_on_device", result.verdict);
     if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
+    if (result.verdict.outside.any()) map_a_right_output(result.verdict, M_, N_);
+    if (result.verdict.element_states) mark_launch_blocks(*result.verdict.element_states, result.launch);
     return result;
 }
 

@@ -55,6 +55,8 @@ CheckResult TransposeProblem::launch_and_verify() {
     check_the_calls_after_a_checked_run([&] { return launch(); }, d_out_, out, verify, "transpose_on_device",
                                         result.verdict);
     if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
+    if (result.verdict.outside.any()) map_a_right_output(result.verdict, cols_, rows_);
+    if (result.verdict.element_states) mark_launch_blocks(*result.verdict.element_states, result.launch);
     return result;
 }
 

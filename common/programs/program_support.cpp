@@ -10,7 +10,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
+#include "report/wrong_answer_map.hpp"
 #include "step/cuda_check.cuh"
 #include "base/exit_codes.hpp"
 #include "ledger/cuda_objects.hpp"
@@ -67,6 +69,85 @@ std::string where_make_check_times(const std::string& shape) {
     return timed_by_make_check() ? fmt::format("at the size make check times ({}): ", shape) : std::string();
 }
 
+namespace {
+
+// A leak or a misused call already names the function it judges ("leak: every call of transpose_from_host ..."):
+// the name is said once, where the kernel's own leak says it too.
+std::string unless_the_headline_names_it(const std::string& what, const std::string& headline) {
+    const std::string function = what.substr(0, what.find(':'));
+    return !function.empty() && headline.find(function) != std::string::npos ? "" : what;
+}
+
+// Prints the report's lines, then sends it: on the report channel where the battery gave one, and a failure as a
+// line of JSON on stdout, after the map of a wrong answer, where this is a --json run (make check's timed run).
+int say_and_send(ShapeReport report) {
+    fmt::print("{}\n", report.headline);
+    for (const auto& line : report.details) fmt::print("{}\n", line);
+    std::fflush(stdout);
+    report.shape = shape_in_turn();
+    send_report(report);
+    if (report.outcome == ShapeReport::Outcome::Fail && failure_route() == FailureRoute::AlsoJsonOnStdout) {
+        print_map(report, "");  // make check shows what its timed run printed, the map with it
+        fmt::print("{}\n", failure_line(report));
+        std::fflush(stdout);
+    }
+    return report.exit_code;
+}
+
+ShapeReport report_of_a_line(ShapeReport::Outcome outcome, const std::string& headline, int exit_code) {
+    ShapeReport r;
+    r.outcome = outcome;
+    r.headline = headline;
+    if (outcome == ShapeReport::Outcome::Fail) r.reason = headline.substr(std::string("FAIL: ").size());
+    r.exit_code = exit_code;
+    return r;
+}
+
+int64_t blocks_along(int64_t elements, int64_t block) { return block > 0 ? (elements + block - 1) / block : 0; }
+
+// The map of a wrong answer, where the verdict has one (Verdict::element_states): not after a failed launch, whose
+// output means nothing.
+void add_map(ShapeReport& r, const Verdict& v) {
+    if (!v.element_states || !v.failure.empty()) return;
+    const OutputStates out = output_states_of(v);
+    MapStyle in_colour;
+    in_colour.colour = true;
+    r.map = terminal_map(out);
+    r.map_in_colour = terminal_map(out, in_colour);
+    r.map_headline = map_headline(out);
+    r.map_svg = svg_map(out);
+    r.map_elements = out.rows * out.cols;
+    r.map_blocks_down = blocks_along(out.rows, out.block_rows);
+    r.map_blocks_across = blocks_along(out.cols, out.block_cols);
+}
+
+// The FAIL line of a verdict and what follows it: the hint, the note on a non-blocking stream, and the wrong
+// elements where the headline named something else.
+ShapeReport failure_report(const Verdict& v, const std::string& what) {
+    const std::string headline = v.headline();
+    ShapeReport r =
+        report_of_a_line(ShapeReport::Outcome::Fail, "FAIL: " + unless_the_headline_names_it(what, headline) + headline,
+                         v.failure.empty() ? kExitWrongAnswer : kExitCudaError);
+    const std::string note = non_blocking_stream_note();
+    // The stream races the poison and the checks, so it explains a wrong answer, and the answer's own hint (a
+    // size mixed up, a value read before it is set) would send the student after a bug that may not be there.
+    const bool the_stream_explains_it = !note.empty() && !v.a_call_explains_it();
+    if (!v.hint.empty() && !the_stream_explains_it) {
+        r.hint = v.hint;
+        std::istringstream hint_lines(v.hint);
+        for (std::string line; std::getline(hint_lines, line);) r.details.push_back(line);
+    }
+    if (!note.empty()) r.details.push_back(note);
+    if (v.failure.empty() && (v.outside.any() || v.input_words_changed) && v.wrong)
+        r.details.push_back(fmt::format("also {} of {} elements wrong", v.wrong, v.checked));
+    r.unsteady = unsteady_answer(headline);
+    r.non_blocking_stream = !note.empty();
+    add_map(r, v);
+    return r;
+}
+
+}  // namespace
+
 std::optional<int> report_wrong_after_timing(const Verdict& again, const std::string& shape) {
     if (again.ok) return std::nullopt;
     Verdict v = again;
@@ -93,12 +174,15 @@ std::optional<int> report_time_the_events_missed(const std::function<void()>& la
     // The fastest timed launch, not the median: on a GPU shared with other programs, two events with nothing
     // between them can still be stamped a time slice apart, and make test runs many programs at once.
     if (wall_s < 1e-4 || wall_s < 3 * timed.min_ms * 1e-3) return std::nullopt;
-    fmt::print(
-        "FAIL: {}the timing cannot see the kernel: a launch and cudaDeviceSynchronize() take {:.3f} ms, the "
-        "fastest timed launch {:.3f} ms\n",
-        where_make_check_times(shape), wall_s * 1e3, timed.min_ms);
-    fmt::print("{}\n", non_blocking_stream_note());
-    return kExitWrongAnswer;
+    ShapeReport report = report_of_a_line(
+        ShapeReport::Outcome::Fail,
+        fmt::format("FAIL: {}the timing cannot see the kernel: a launch and cudaDeviceSynchronize() take {:.3f} ms, "
+                    "the fastest timed launch {:.3f} ms",
+                    where_make_check_times(shape), wall_s * 1e3, timed.min_ms),
+        kExitWrongAnswer);
+    report.details.push_back(non_blocking_stream_note());
+    report.non_blocking_stream = true;
+    return say_and_send(report);
 }
 
 namespace {
@@ -206,37 +290,9 @@ std::string non_blocking_stream_note() {
            "<<<...>>>)";
 }
 
-namespace {
-
-// A leak or a misused call already names the function it judges ("leak: every call of transpose_from_host ..."):
-// the name is said once, where the kernel's own leak says it too.
-std::string unless_the_headline_names_it(const std::string& what, const std::string& headline) {
-    const std::string function = what.substr(0, what.find(':'));
-    return !function.empty() && headline.find(function) != std::string::npos ? "" : what;
-}
-
-void print_failure(const Verdict& v, const std::string& what) {
-    const std::string headline = v.headline();
-    fmt::print("FAIL: {}{}\n", unless_the_headline_names_it(what, headline), headline);
-    const std::string note = non_blocking_stream_note();
-    // The stream races the poison and the checks, so it explains a wrong answer, and the answer's own hint (a
-    // size mixed up, a value read before it is set) would send the student after a bug that may not be there.
-    const bool the_stream_explains_it = !note.empty() && !v.a_call_explains_it();
-    if (!v.hint.empty() && !the_stream_explains_it) fmt::print("{}\n", v.hint);
-    if (!note.empty()) fmt::print("{}\n", note);
-    if (v.failure.empty() && (v.outside.any() || v.input_words_changed) && v.wrong)
-        fmt::print("also {} of {} elements wrong\n", v.wrong, v.checked);
-}
-
-}  // namespace
-
 int report_shape(const Verdict& v, const std::string& what) {
-    if (v.ok) {
-        fmt::print("PASS\n");
-        return kExitOk;
-    }
-    print_failure(v, what);
-    return v.failure.empty() ? kExitWrongAnswer : kExitCudaError;
+    if (v.ok) return say_and_send(report_of_a_line(ShapeReport::Outcome::Pass, "PASS", kExitOk));
+    return say_and_send(failure_report(v, what));
 }
 
 const RunChecks::value_type* first_failure(const RunChecks& checks) {
@@ -249,7 +305,12 @@ std::string pass_or_fail_below(const Verdict& v) { return v.ok ? "PASS" : "FAIL 
 void print_failures_under_the_table(const Options& o, const RunChecks& checks) {
     if (o.format != OutputFormat::Human) return;
     for (const auto& [verdict, what] : checks)
-        if (!verdict.ok) print_failure(verdict, what);
+        if (!verdict.ok) {
+            const ShapeReport report = failure_report(verdict, what);
+            fmt::print("{}\n", report.headline);
+            for (const auto& line : report.details) fmt::print("{}\n", line);
+            print_map(report, "");
+        }
 }
 
 int report_checked_shape(int step, const CheckResult& kernel, const std::function<Verdict()>& round_trip,
@@ -259,15 +320,13 @@ int report_checked_shape(int step, const CheckResult& kernel, const std::functio
     if (round_trip) {
         const Verdict host = round_trip();
         if (!host.ok) return report_shape(host, function_prefix + "_from_host: ");
-        if (kernel_pending) {
-            fmt::print("PASS {0}_from_host ({0}_on_device launches no kernel yet)\n", function_prefix);
-            return kExitOk;
-        }
+        if (kernel_pending)
+            return say_and_send(report_of_a_line(
+                ShapeReport::Outcome::Pass,
+                fmt::format("PASS {0}_from_host ({0}_on_device launches no kernel yet)", function_prefix), kExitOk));
     }
-    if (kernel_pending) {
-        fmt::print("SKIP no kernel yet\n");
-        return kExitOk;
-    }
+    if (kernel_pending)
+        return say_and_send(report_of_a_line(ShapeReport::Outcome::Skip, "SKIP no kernel yet", kExitOk));
     return report_shape(kernel.verdict);
 }
 

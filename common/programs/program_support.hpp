@@ -70,9 +70,10 @@ void print_results(const Options& o, const std::string& title, const std::vector
 // said after every FAIL of such a program; empty for the others.
 std::string non_blocking_stream_note();
 
-// --check-shape: prints the verdict of one shape for the battery that started this process (its first line
-// PASS, SKIP or FAIL: <what went wrong>, then the hint and anything else found) and returns the exit code.
-// `what` names the function judged in step 1, where there are two ("transpose_from_host: ").
+// --check-shape: prints the verdict of one shape (its first line PASS, SKIP or FAIL: <what went wrong>, then the
+// hint and anything else found), sends it as a ShapeReport to the battery that started this process (on its report
+// channel, battery.hpp), and returns the exit code. `what` names the function judged in step 1, where there are two
+// ("transpose_from_host: ").
 int report_shape(const Verdict& v, const std::string& what = "");
 
 // What make run checked: each verdict with what it judged ("" for the kernel; the round trip in step 1), as
@@ -162,20 +163,17 @@ std::optional<int> report_time_the_events_missed(const std::function<void()>& la
 Options options_for_shape(const TransposeShape& shape, const Options& base);
 Options options_for_shape(const MatmulShape& shape, const Options& base);
 
-// --check-in-turn: every shape of the battery in this process, one after the other, each verdict between the
-// markers of battery.hpp. A CUDA error may have poisoned the context, so it stops there; run_battery gives the
-// shapes left a process each.
+// --check-in-turn: every shape of the battery in this process, one after the other, each report naming its shape
+// (ShapeReport::shape). A CUDA error may have poisoned the context, so it stops there; run_battery gives the shapes
+// left a process each.
 template <typename Shape, typename CheckOneShape>
 int check_shapes_in_turn(const std::vector<Shape>& battery, const Options& o, CheckOneShape check_one_shape) {
     for (size_t i = 0; i < battery.size(); ++i) {
-        const Options shape = options_for_shape(battery[i], o);
-        fmt::print("{} {}\n", kShapeBegins, i);
-        std::fflush(stdout);
-        const int exit_code = check_one_shape(shape);
-        fmt::print("{} {} {}\n", kShapeEnds, i, exit_code);
-        std::fflush(stdout);
+        set_shape_in_turn(static_cast<int>(i));
+        const int exit_code = check_one_shape(options_for_shape(battery[i], o));
         if (exit_code == kExitCudaError) return exit_code;
     }
+    set_shape_in_turn(-1);
     return kExitOk;
 }
 
@@ -223,7 +221,7 @@ int run_verdict_mode(const Options& o, const std::string& track, int step, const
             return run_battery(battery_request(track, step, battery, extra, o));
         } catch (const std::bad_alloc&) {  // the checker's own, not the student's: no reason, so FAIL says so
             fmt::print(stderr, "not enough host memory: an allocation failed (std::bad_alloc)\n");
-            return BatteryOutcome{kExitOutOfMemory, "", true};
+            return BatteryOutcome{kExitOutOfMemory, "", true, ""};
         }
     });
 }
@@ -262,7 +260,9 @@ int run_mode(const Options& o, const std::string& track, int step, const std::ve
             case Mode::CheckRoundTrip: return check_round_trip(o);
             case Mode::CheckInTurn: return check_shapes_in_turn(battery, o, check_one_shape);
             case Mode::CheckSanitizerShapes: return check_sanitizer_shapes(extra.sanitizer, o, check_one_shape);
-            default: return run_one_size(o, dev);
+            default:
+                if (o.format == OutputFormat::Json) set_failure_route(FailureRoute::AlsoJsonOnStdout);
+                return run_one_size(o, dev);
         }
     } catch (const std::bad_alloc&) {  // past require_host_memory's estimate, or where it cannot look
         fmt::print(stderr, "not enough host memory: an allocation failed (std::bad_alloc)\n");

@@ -79,11 +79,10 @@ VerdictFacts battery_not_passed(const VerdictPlan& plan, const BatteryOutcome& b
 // The verdict where the student's timing run ended badly: it checks the run it times, so it may be wrong there (a
 // size the battery does not reach), or unable to run that size. What it said is shown above the verdict.
 VerdictFacts timing_run_failed(const VerdictPlan& plan, const ChildResult& run) {
-    for (const auto& line : lines_of(run.out)) say(line);
+    const TimingRunSaid said = timing_run_said(run.out);  // its failure as JSON, apart from what it printed
+    for (const auto& line : lines_of(said.shown)) say(line);
     std::fputs(run.err.c_str(), stdout);
-    std::string failed;
-    for (const auto& line : lines_of(run.out))
-        if (line.rfind("FAIL: ", 0) == 0) failed = line.substr(6);
+    const std::string failed = said.failure ? said.failure->reason : "";
     // The harness's refusal of the timed size, or of a context on a GPU that has no room or is held by another
     // process, comes before the student's code runs (as in the battery's NOT RUN).
     const std::string refusal = refusal_in(run.err);

@@ -156,18 +156,22 @@ int64_t blocks_touched(const OutputStates& out) {
 
 }  // namespace
 
+OutputStates output_states_of(const Verdict& v) {
+    OutputStates out;
+    if (!v.element_states) return out;
+    const ElementStates& e = *v.element_states;
+    out.rows = e.rows, out.cols = e.cols;
+    out.states = e.states;
+    out.block_rows = e.block_rows, out.block_cols = e.block_cols;
+    out.written_after_end = v.outside.after;
+    out.written_before_start = v.outside.before;
+    out.changed_by_relaunch = v.changed_by_relaunch;
+    return out;
+}
+
 CellSize cell_size_for(int64_t rows, int64_t cols, const MapStyle& style) {
     return CellSize{std::max<int64_t>(1, ceil_div(rows, std::max(1, style.max_rows))),
                     std::max<int64_t>(1, ceil_div(cols, std::max(1, style.max_columns)))};
-}
-
-ElementState classify_element(float actual, float expected, double tolerance, bool poison, double largest_expected,
-                              double off_fraction) {
-    if (poison) return ElementState::Unwritten;
-    if (!std::isfinite(actual)) return ElementState::NaN;
-    const double error = std::fabs(static_cast<double>(actual) - expected);
-    if (error <= tolerance) return ElementState::Right;
-    return error <= off_fraction * largest_expected ? ElementState::Off : ElementState::Wrong;
 }
 
 std::string terminal_map(const OutputStates& out, const MapStyle& style) {
@@ -188,6 +192,11 @@ std::string terminal_map(const OutputStates& out, const MapStyle& style) {
     if (out.written_after_end > 0)
         text += fmt::format("  >> {} words past the end of the output were written (its guard zone)\n",
                             out.written_after_end);
+    if (out.changed_by_relaunch > 0)
+        text += fmt::format(
+            "  >> {} elements came out otherwise in a second launch on the same inputs: the wrong cells change from "
+            "launch to launch\n",
+            out.changed_by_relaunch);
     return text + legend(g, style.colour);
 }
 
@@ -200,11 +209,14 @@ std::string svg_map(const OutputStates& out) {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">\n"
         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
         width, height, width, height);
+    // A run of cells of one state in a row is one rectangle: a map is mostly runs, and the file stays small.
     for (int64_t i = 0; i < g.cell_rows; ++i)
-        for (int64_t j = 0; j < g.cell_cols; ++j)
-            svg +=
-                fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n", margin + j * square,
-                            margin + i * square, square, square, look(g.cells[i * g.cell_cols + j]).fill);
+        for (int64_t j = 0, run = 1; j < g.cell_cols; j += run) {
+            const ElementState state = g.cells[i * g.cell_cols + j];
+            for (run = 1; j + run < g.cell_cols && g.cells[i * g.cell_cols + j + run] == state;) ++run;
+            svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n",
+                               margin + j * square, margin + i * square, run * square, square, look(state).fill);
+        }
     for (int64_t j = 0; j < g.cell_cols; ++j)
         if (boundary_after(j, g.cell_cols, g.cell.cols, out.block_cols))
             svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n",
@@ -233,6 +245,8 @@ std::string map_headline(const OutputStates& out) {
                                           : "some elements are off by a little, none far off";
     if (right_only_on_block_diagonals(out))
         return "right only on the diagonal of every block: each tile is read and written in the same order";
+    if (out.changed_by_relaunch > 0)
+        return "the wrong elements change from launch to launch: a race, or a value read before it is set";
     const int64_t blocks = blocks_touched(out);
     const int64_t all_blocks = out.block_rows > 0 && out.block_cols > 0
                                    ? ceil_div(out.rows, out.block_rows) * ceil_div(out.cols, out.block_cols)

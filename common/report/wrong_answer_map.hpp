@@ -8,17 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace workshop {
+#include "verify/verify.hpp"  // ElementState, classify_element
 
-// What one output element came out as. The order is the order of precedence: a cell that stands for several
-// elements shows the last of these that any of them is.
-enum class ElementState : uint8_t {
-    Right,      // within the tolerance
-    Off,        // finite and wrong, but by little next to the values (a missed term of a sum, say)
-    Wrong,      // finite and wrong
-    NaN,        // a NaN or an Inf the kernel stored
-    Unwritten,  // still holding the poison: no thread wrote it
-};
+namespace workshop {
 
 // The output of one run, element by element (row-major, rows x cols), with the extent of one block of the launch
 // in output elements (0: not known, no boundaries drawn) and what the guard zones around it saw.
@@ -28,7 +20,12 @@ struct OutputStates {
     int64_t block_rows = 0, block_cols = 0;
     int64_t written_after_end = 0;     // words of the guard zone after the output that a kernel changed
     int64_t written_before_start = 0;  // ... and before it
+    int64_t changed_by_relaunch = 0;   // elements a second launch on the same inputs left different
 };
+
+// The map's input from a wrong verdict: its element states (Verdict::element_states), its guard zones and its second
+// launch. Nothing (rows 0) where the verdict has no element states.
+OutputStates output_states_of(const Verdict& v);
 
 struct MapStyle {
     int max_columns = 64;  // cells across, at most
@@ -52,10 +49,5 @@ std::string svg_map(const OutputStates& output);
 // One sentence on the shape of the wrong elements where one stands out ("only the last partial block column and row
 // were never written", "every element is off by a little", ...); empty when none does.
 std::string map_headline(const OutputStates& output);
-
-// Classifies an element. `tolerance` is the check's own for it; "off" means wrong by less than `off_fraction` of
-// the largest expected magnitude (a skipped term of a long sum), so the map does not paint those like a wrong index.
-ElementState classify_element(float actual, float expected, double tolerance, bool poison, double largest_expected,
-                              double off_fraction = 0.05);
 
 }  // namespace workshop

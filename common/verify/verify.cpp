@@ -235,17 +235,56 @@ Verdict scan(int64_t out_rows, int64_t out_cols, At at) {
     return v;
 }
 
+// Each element's state, where the verdict found wrong ones in an output small enough to map. `at` is as for scan;
+// `off_scale` is the error below which a finite element counts as off by a little (0: none does).
+template <typename At>
+void record_states(Verdict& v, int64_t out_rows, int64_t out_cols, double off_scale, At at) {
+    if (v.ok || out_rows * out_cols > kMostElementsMapped) return;
+    auto states = std::make_shared<ElementStates>();
+    states->rows = out_rows;
+    states->cols = out_cols;
+    states->states.resize(static_cast<size_t>(out_rows * out_cols));
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < out_rows; ++r)
+        for (int64_t c = 0; c < out_cols; ++c) {
+            const auto [expected, actual, good] = at(r, c);
+            states->states[r * out_cols + c] =
+                good ? ElementState::Right
+                     : classify_element(actual, static_cast<float>(expected), 0, is_poison(actual), off_scale, 1.0);
+        }
+    v.element_states = std::move(states);
+}
+
 }  // namespace
+
+ElementState classify_element(float actual, float expected, double tolerance, bool poison, double largest_expected,
+                              double off_fraction) {
+    if (poison) return ElementState::Unwritten;
+    if (!std::isfinite(actual)) return ElementState::NaN;
+    const double error = std::fabs(static_cast<double>(actual) - expected);
+    if (error <= tolerance) return ElementState::Right;
+    return error <= off_fraction * largest_expected ? ElementState::Off : ElementState::Wrong;
+}
+
+void map_a_right_output(Verdict& v, int64_t rows, int64_t cols) {
+    if (v.ok || v.element_states || rows * cols > kMostElementsMapped) return;
+    auto states = std::make_shared<ElementStates>();
+    states->rows = rows, states->cols = cols;
+    states->states.assign(static_cast<size_t>(rows * cols), ElementState::Right);
+    v.element_states = std::move(states);
+}
 
 Verdict verify_transpose(const float* in, const float* out, int rows, int cols) {
     // out is cols x rows: out(r, c) = in(c, r).
-    Verdict v = scan(cols, rows, [&](int64_t r, int64_t c) {
+    const auto at = [&](int64_t r, int64_t c) {
         const float expected = in[c * cols + r];
         const float actual = out[r * rows + c];
         // Bitwise equality: a transpose moves values, so anything but the same bits is wrong.
         const bool good = std::memcmp(&expected, &actual, sizeof(float)) == 0;
         return std::tuple<double, float, bool>{expected, actual, good};
-    });
+    };
+    Verdict v = scan(cols, rows, at);
+    record_states(v, cols, rows, 0, at);  // a value moved, never computed: no element is off by a little
     if (!v.ok && v.unwritten < v.wrong && rows * int64_t{1} * cols > 1) {
         // A copy leaves element i where it was; count how many positions match the input read as-is.
         const int64_t n = int64_t{rows} * cols;
@@ -267,14 +306,26 @@ double matmul_tolerance(int K, double max_abs_a, double max_abs_b) {
 
 namespace {
 
+// The root mean square of the expected values. An element wrong by less than this is "off by a little" on the map:
+// sums that miss a few of their terms (a skipped partial k tile) land there, a wrong index's values do not.
+template <typename Ref>
+double typical_magnitude(const Ref* reference, int64_t count) {
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+    for (int64_t i = 0; i < count; ++i) sum += static_cast<double>(reference[i]) * reference[i];
+    return count > 0 ? std::sqrt(sum / count) : 0;
+}
+
 template <typename Ref>
 Verdict verify_matmul_impl(const float* C, const Ref* reference, int M, int N, double tolerance) {
-    Verdict v = scan(M, N, [&](int64_t i, int64_t j) {
+    const auto at = [&](int64_t i, int64_t j) {
         const double expected = static_cast<double>(reference[i + j * M]);
         const float actual = C[i + j * M];
         const bool good = std::isfinite(actual) && std::fabs(actual - expected) <= tolerance;
         return std::tuple<double, float, bool>{expected, actual, good};
-    });
+    };
+    Verdict v = scan(M, N, at);
+    record_states(v, M, N, typical_magnitude(reference, int64_t{M} * N), at);
     if (!v.ok && v.hint.empty() && v.unwritten == 0 && v.written_nan == 0 && v.max_error < 1e3 * tolerance)
         v.hint = fmt::format(
             "Close but beyond the tolerance {:.2g} (largest error {:.2g}): is a partial K tile "

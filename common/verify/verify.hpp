@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace workshop {
 
@@ -19,6 +21,40 @@ struct OutsideWrites {
     int64_t before = 0, after = 0;
     bool any() const { return before + after > 0; }
 };
+
+// What one output element came out as, for the map of a wrong answer (report/wrong_answer_map.hpp). The order is
+// the order of precedence: a cell of the map that stands for several elements shows the last of these that any of
+// them is.
+enum class ElementState : uint8_t {
+    Right,      // within the tolerance
+    Off,        // finite and wrong, but by little next to the values (a missed term of a sum, say)
+    Wrong,      // finite and wrong
+    NaN,        // a NaN or an Inf the kernel stored
+    Unwritten,  // still holding the poison: no thread wrote it
+};
+
+// Classifies an element. `tolerance` is the check's own for it; "off" means wrong by at most `off_fraction` of
+// `largest_expected` (a skipped term of a long sum), so the map does not paint those like a wrong index.
+ElementState classify_element(float actual, float expected, double tolerance, bool poison, double largest_expected,
+                              double off_fraction = 0.05);
+
+// Every element of a wrong output, as the map draws it: row by row, rows x cols (the transpose's output, cols x
+// rows of its input; the matmul's C, M x N), with the extent of one block of the launch in output elements where
+// the check knows it (0: not known).
+struct ElementStates {
+    int64_t rows = 0, cols = 0;
+    std::vector<ElementState> states;
+    int64_t block_rows = 0, block_cols = 0;
+};
+
+// Outputs up to this many elements get their ElementStates when wrong (a byte each): every battery shape and the
+// programs' default sizes.
+constexpr int64_t kMostElementsMapped = int64_t{1} << 26;
+
+struct Verdict;
+// A verdict that fails with every element of its rows x cols output right (writes outside it, say) gets states all
+// Right, so the map can show where the output ends; nothing where it has states already, or is too large to map.
+void map_a_right_output(Verdict& v, int64_t rows, int64_t cols);
 
 struct Verdict {
     bool ok = true;
@@ -40,6 +76,9 @@ struct Verdict {
     int64_t changed_by_relaunch = 0;  // elements a second launch on the same inputs left different
     std::string wrong_on;             // "right on the first launch, wrong on the third": a later launch was wrong
                                       // (or wrote outside its output), and the headline says which
+    // Where elements are wrong and the output has at most kMostElementsMapped: each element's state, shared by the
+    // copies of this verdict.
+    std::shared_ptr<ElementStates> element_states;
 
     // What went wrong, in one phrase: the failure, else writes outside the output, else a changed input, else a
     // leak, else a misused call, else the wrong elements.

@@ -945,3 +945,49 @@ TEST_F(Harness, AnAnswerWrongAfterTheTimedRunsSaysSo) {
     EXPECT_EQ(printed.find(kept_state), std::string::npos) << printed;
     EXPECT_NE(printed.find(kNonBlockingStreamMade), std::string::npos) << printed;
 }
+
+// The map's block boundaries come from the launch: the first tiling that accounts for every block of the grid.
+// Needs no GPU, but LaunchInfo is the step contract's, built here with CUDA.
+namespace {
+ElementStates output_of(int64_t rows, int64_t cols) {
+    ElementStates s;
+    s.rows = rows, s.cols = cols;
+    return s;
+}
+void kernel_stand_in() {}
+LaunchInfo launch_of(dim3 grid, dim3 block) {
+    return LaunchInfo{reinterpret_cast<const void*>(&kernel_stand_in), grid, block, 0};
+}
+}  // namespace
+
+TEST(MapBlocks, ASquareTileAsWideAsTheBlock) {
+    ElementStates s = output_of(61, 97);  // a 97 x 61 transpose in tiles of 32, by 32 x 8 threads
+    mark_launch_blocks(s, launch_of(dim3(2, 4), dim3(32, 8)));
+    EXPECT_EQ(s.block_rows, 32);
+    EXPECT_EQ(s.block_cols, 32);
+}
+
+TEST(MapBlocks, TheBlocksOwnShapeWhereTheSquareDoesNotCoverTheGrid) {
+    ElementStates s = output_of(129, 65);  // a block of 32 x 8 threads, one element each, 32 rows by 8 columns
+    mark_launch_blocks(s, launch_of(dim3(5, 9), dim3(32, 8)));
+    EXPECT_EQ(s.block_rows, 32);
+    EXPECT_EQ(s.block_cols, 8);
+}
+
+TEST(MapBlocks, AOneDimensionalBlockGetsAPowerOfTwoSquareOrNothing) {
+    ElementStates s = output_of(129, 65);  // 128 threads moving tiles of 32 x 32: 5 x 3 blocks
+    mark_launch_blocks(s, launch_of(dim3(15), dim3(128)));
+    EXPECT_EQ(s.block_rows, 32);
+    EXPECT_EQ(s.block_cols, 32);
+    ElementStates looped = output_of(1000, 1000);  // a grid that loops: no tiling accounts for 7 blocks
+    mark_launch_blocks(looped, launch_of(dim3(7), dim3(256)));
+    EXPECT_EQ(looped.block_rows, 0);
+    EXPECT_EQ(looped.block_cols, 0);
+}
+
+TEST(MapBlocks, AGridRoundedDownKeepsTheSquare) {
+    ElementStates s = output_of(61, 97);  // 97 x 61 with the block count rounded down: 1 x 3 blocks of 32 x 32
+    mark_launch_blocks(s, launch_of(dim3(1, 3), dim3(32, 32)));
+    EXPECT_EQ(s.block_rows, 32);
+    EXPECT_EQ(s.block_cols, 32);
+}

@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "check/battery.hpp"
 #include "shell_job.hpp"
 #include "verify/verify.hpp"
@@ -12,25 +16,34 @@ using namespace workshop;
 
 namespace {
 
-std::string begins(int i) { return fmt::format("{} {}\n", kShapeBegins, i); }
-std::string ends(int i, int exit_code) { return fmt::format("{} {} {}\n", kShapeEnds, i, exit_code); }
+// A --check-in-turn child's report of shape I, as it writes it on its channel.
+std::string report(int i, const std::string& headline, int exit_code,
+                   ShapeReport::Outcome outcome = ShapeReport::Outcome::Pass) {
+    ShapeReport r;
+    r.shape = i;
+    r.headline = headline;
+    r.exit_code = exit_code;
+    r.outcome = outcome;
+    return report_line(r) + "\n";
+}
 
 }  // namespace
 
-TEST(ShapesInTurn, EveryShapeFinishedKeepsItsOwnLinesAndExitCode) {
-    const std::string out = begins(0) + "PASS\n" + ends(0, 0) + begins(1) + "FAIL: 3 of 9 wrong\nhint\n" + ends(1, 1);
-    const auto finished = finished_shapes(out, 2);
+TEST(ShapesInTurn, EveryShapeFinishedKeepsItsOwnReportAndExitCode) {
+    const std::string reports = report(0, "PASS", 0) + report(1, "FAIL: 3 of 9 wrong", 1, ShapeReport::Outcome::Fail);
+    const auto finished = finished_shapes(reports, 2);
     ASSERT_TRUE(finished[0] && finished[1]);
-    EXPECT_EQ(finished[0]->out, "PASS\n");
     EXPECT_EQ(finished[0]->exit_code, 0);
-    EXPECT_EQ(finished[1]->out, "FAIL: 3 of 9 wrong\nhint\n");
     EXPECT_EQ(finished[1]->exit_code, 1);
+    const auto second = reports_in(finished[1]->reports);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_EQ(second[0].headline, "FAIL: 3 of 9 wrong");
+    EXPECT_EQ(second[0].outcome, ShapeReport::Outcome::Fail);
 }
 
 TEST(ShapesInTurn, AShapeTheChildDiedInIsNotFinishedNorAreThoseAfterIt) {
-    // A fault that ended the process inside shape 1: it printed the start and nothing more.
-    const std::string out = begins(0) + "PASS\n" + ends(0, 0) + begins(1) + "a line a kernel printed\n";
-    const auto finished = finished_shapes(out, 4);
+    // A fault that ended the process inside shape 1: it reported shape 0 and nothing more.
+    const auto finished = finished_shapes(report(0, "PASS", 0), 4);
     EXPECT_TRUE(finished[0]);
     EXPECT_FALSE(finished[1]);
     EXPECT_FALSE(finished[2]);
@@ -38,26 +51,72 @@ TEST(ShapesInTurn, AShapeTheChildDiedInIsNotFinishedNorAreThoseAfterIt) {
 }
 
 TEST(ShapesInTurn, ACudaErrorEndsTheTurnAfterItsOwnVerdict) {
-    const std::string out = begins(0) + "FAIL: the launch failed: invalid configuration argument\n" + ends(0, 5);
-    const auto finished = finished_shapes(out, 3);
+    const auto finished = finished_shapes(
+        report(0, "FAIL: the launch failed: invalid configuration argument", 5, ShapeReport::Outcome::Fail), 3);
     ASSERT_TRUE(finished[0]);
     EXPECT_EQ(finished[0]->exit_code, 5);
     EXPECT_FALSE(finished[1]);
     EXPECT_FALSE(finished[2]);
 }
 
-TEST(ShapesInTurn, MarkersThatDoNotMatchCountForNothing) {
-    // An end without its start, an index past the battery, and garbage after a marker.
-    const std::string out = ends(0, 0) + begins(7) + "PASS\n" + ends(7, 0) + std::string(kShapeBegins) + " x\nPASS\n" +
-                            ends(1, 0) + begins(2) + "PASS\n" + ends(3, 0);
-    const auto finished = finished_shapes(out, 4);
+TEST(ShapesInTurn, ReportsThatAreNotReportsCountForNothing) {
+    // An index past the battery, one with none, a line that is no JSON, JSON that is no report, a cut line.
+    const std::string full = report(2, "PASS", 0);
+    const std::string reports = report(7, "PASS", 0) + report(-1, "PASS", 0) + "PASS\n" +
+                                "{\"shape\": 1, \"outcome\": \"maybe\", \"headline\": \"PASS\", \"exit_code\": 0}\n" +
+                                "[1, 2]\n" + full.substr(0, full.size() / 2) + "\n";
+    const auto finished = finished_shapes(reports, 4);
     for (size_t i = 0; i < finished.size(); ++i) EXPECT_FALSE(finished[i]) << "shape " << i;
 }
 
-TEST(ShapesInTurn, NothingPrintedMeansNothingFinished) {
+TEST(ShapesInTurn, NothingReportedMeansNothingFinished) {
     const auto finished = finished_shapes("", 3);
     ASSERT_EQ(finished.size(), 3u);
     for (const auto& f : finished) EXPECT_FALSE(f);
+}
+
+TEST(ShapeReports, RoundTripThroughJsonWithEveryField) {
+    ShapeReport r;
+    r.shape = 3;
+    r.outcome = ShapeReport::Outcome::Fail;
+    r.headline = "FAIL: 5 of 64 wrong; \"quoted\" and a tab\t";
+    r.reason = "5 of 64 wrong";
+    r.hint = "a hint";
+    r.details = {"a hint", "a note"};
+    r.exit_code = 1;
+    r.unsteady = true;
+    r.non_blocking_stream = true;
+    r.map = "  x.\n";
+    r.map_in_colour = "\033[31mx\033[0m\n";
+    r.map_headline = "scattered";
+    r.map_svg = "/tmp/maps/p.svg";
+    const auto back = report_from_line(report_line(r));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->shape, 3);
+    EXPECT_EQ(back->outcome, ShapeReport::Outcome::Fail);
+    EXPECT_EQ(back->headline, r.headline);
+    EXPECT_EQ(back->details, r.details);
+    EXPECT_TRUE(back->unsteady);
+    EXPECT_TRUE(back->non_blocking_stream);
+    EXPECT_EQ(back->map_in_colour, r.map_in_colour);
+    EXPECT_EQ(back->map_svg, r.map_svg);
+    EXPECT_EQ(report_line(r).find('\n'), std::string::npos);  // one line, whatever the text holds
+}
+
+// make check's verdict reads a failing timing run's failure from its JSON line, and shows the rest of what it said.
+TEST(TimingRunSaid, TheFailureFromItsJsonTheRestShown) {
+    ShapeReport r;
+    r.outcome = ShapeReport::Outcome::Fail;
+    r.headline = "FAIL: at the size make check times (8192x8192): 3 of 4 wrong";
+    r.reason = "at the size make check times (8192x8192): 3 of 4 wrong";
+    r.exit_code = 1;
+    // What a kernel printed can come first; only the harness's line counts, and it comes last.
+    const std::string out = "FAIL: printed by a kernel\n" + r.headline + "\nthe hint\n" + failure_line(r) + "\n";
+    const TimingRunSaid said = timing_run_said(out);
+    ASSERT_TRUE(said.failure);
+    EXPECT_EQ(said.failure->reason, r.reason);
+    EXPECT_EQ(said.shown, "FAIL: printed by a kernel\n" + r.headline + "\nthe hint\n");
+    EXPECT_FALSE(timing_run_said("FAIL: a line with no JSON\n").failure);
 }
 
 namespace {
@@ -217,4 +276,58 @@ TEST(Refusal, TheHarnessRefusalNotTheStudentsBadAlloc) {
     EXPECT_EQ(refusal_in("not enough host memory: an allocation failed (std::bad_alloc)\n"), "");
     EXPECT_EQ(refusal_in("FAIL: not enough device memory\n"), "");
     EXPECT_EQ(refusal_in(""), "");
+}
+
+// The shape whose map make check shows: the smallest failing one with two blocks or more each way, where there is one.
+TEST(ShapeToMap, TheSmallestWithTwoBlocksEachWayElseTheSmallest) {
+    const auto with_map = [](int64_t elements, int64_t down, int64_t across) {
+        ShapeReport r;
+        r.outcome = ShapeReport::Outcome::Fail;
+        r.map = "  x\n";
+        r.map_elements = elements;
+        r.map_blocks_down = down;
+        r.map_blocks_across = across;
+        return std::optional<ShapeReport>(r);
+    };
+    ShapeReport no_map;
+    no_map.outcome = ShapeReport::Outcome::Fail;
+    std::vector<std::optional<ShapeReport>> reports = {with_map(1, 1, 1),
+                                                       std::nullopt,
+                                                       with_map(9000, 3, 2),
+                                                       with_map(6000, 2, 4),
+                                                       std::optional<ShapeReport>(no_map),
+                                                       with_map(40, 1, 40)};
+    EXPECT_EQ(shape_to_map(reports), std::optional<size_t>(3));
+    reports[3] = std::nullopt, reports[2] = std::nullopt;
+    EXPECT_EQ(shape_to_map(reports), std::optional<size_t>(0));
+    EXPECT_EQ(shape_to_map({std::nullopt, std::optional<ShapeReport>(no_map)}), std::nullopt);
+}
+
+// Under the FAIL line: the map's headline with the shape, the map, and its picture written beside the program.
+TEST(ShapeToMap, PrintsTheMapAndWritesItsPictureBesideTheProgram) {
+    ShapeReport r;
+    r.outcome = ShapeReport::Outcome::Fail;
+    r.map = "  .x\n  legend: . right (1)  x wrong (1)\n";
+    r.map_in_colour = "in colour\n";
+    r.map_headline = "every element is off by a little: a term of each sum is missing";
+    r.map_svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>\n";
+    const std::filesystem::path picture = map_picture_path();
+    EXPECT_EQ(picture.filename(), "host_tests.svg");
+    EXPECT_EQ(picture.parent_path().filename(), "maps");
+    std::filesystem::remove(picture);
+    ::unsetenv("WORKSHOP_COLOR");
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(print_map(r, "129x65x33"), picture.string());
+    const std::string out = testing::internal::GetCapturedStdout();
+    EXPECT_EQ(out, "the map of the wrong answer at 129x65x33: " + r.map_headline + "\n" + r.map +
+                       "the map as a picture: " + picture.string() + "\n");
+    std::ifstream written(picture);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), r.map_svg);
+    ::setenv("WORKSHOP_COLOR", "always", 1);
+    testing::internal::CaptureStdout();
+    print_map(r, "");
+    const std::string coloured = testing::internal::GetCapturedStdout();
+    ::unsetenv("WORKSHOP_COLOR");
+    EXPECT_EQ(coloured.rfind("the map of the wrong answer: every element", 0), 0u) << coloured;
+    EXPECT_NE(coloured.find("in colour\n"), std::string::npos) << coloured;
 }

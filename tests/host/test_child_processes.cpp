@@ -112,3 +112,21 @@ TEST(ChildProcesses, AChildReadsNothing) {
     close(saved), close(keys[0]), close(keys[1]);
     EXPECT_EQ(r.out, "[]\n");
 }
+
+// A child's reports travel on a channel of its own, named in its environment: what it prints on stdout (as a
+// kernel's printf does) never lands there, and a child that asked for none gets no channel, even when the parent
+// had one.
+TEST(ChildProcesses, ReportsGoOnAChannelOfTheirOwn) {
+    ChildJob job = shell(
+        "echo '{\"on\": \"stdout\"}'; echo '{\"on\": \"channel\"}' >>\"$WORKSHOP_CHECK_REPORTS\"; "
+        "echo second >>\"$WORKSHOP_CHECK_REPORTS\"");
+    job.reports = ChildJob::Reports::Channel;
+    const ChildJob none = shell("echo \"[${WORKSHOP_CHECK_REPORTS:-none}]\"");
+    ::setenv(kReportChannel, "/dev/null", 1);
+    const auto r = run_all({job, none}, 2);
+    ::unsetenv(kReportChannel);
+    EXPECT_EQ(r.at(0).reports, "{\"on\": \"channel\"}\nsecond\n");
+    EXPECT_EQ(r.at(0).out, "{\"on\": \"stdout\"}\n");
+    EXPECT_EQ(r.at(1).out, "[none]\n");
+    EXPECT_EQ(r.at(1).reports, "");
+}

@@ -8,10 +8,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "base/exit_codes.hpp"
+#include "check/battery.hpp"
+#include "check/child_processes.hpp"
 #include "check/guarded_host_matrix.hpp"
 
 using namespace workshop;
@@ -70,6 +77,33 @@ TEST_F(GuardedHostMatrixDeath, CopyingOneFloatTooManyOutOfItFails) {
             std::memcpy(to.data(), B.data(), to.size() * sizeof(float));
         },
         ::testing::ExitedWithCode(kExitWrongAnswer), "went past the end of `B` \\(K x N = 3 x 5 floats, 20 bytes");
+}
+
+// make check hears of the fault as it hears of every shape: a report on the battery's channel and, in a --json run
+// (its timed run), the failure's JSON line on stdout, which the verdict reads.
+TEST_F(GuardedHostMatrixDeath, TheFaultIsReportedAsJsonToo) {
+    const std::string channel = ::testing::TempDir() + "guarded_host_matrix_reports.jsonl";
+    std::remove(channel.c_str());
+    EXPECT_EXIT(
+        {
+            stdout_to_stderr();
+            ::setenv(kReportChannel, channel.c_str(), 1);
+            std::fclose(std::fopen(channel.c_str(), "w"));
+            set_failure_route(FailureRoute::AlsoJsonOnStdout);
+            const GuardedHostMatrix out(1000, "transpose_from_host", "out", "cols x rows = 1000 x 1");
+            const std::vector<float> from(1001, 1.0f);
+            std::memcpy(out.data(), from.data(), from.size() * sizeof(float));
+        },
+        ::testing::ExitedWithCode(kExitWrongAnswer),
+        "\n\\{\"failure\":\\{.*\"reason\":\"transpose_from_host: went past the end of `out`");
+    std::ifstream in(channel);
+    const auto reports = reports_in(std::string(std::istreambuf_iterator<char>(in), {}));
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].outcome, ShapeReport::Outcome::Fail);
+    EXPECT_EQ(reports[0].exit_code, kExitWrongAnswer);
+    EXPECT_EQ(reports[0].headline.rfind("FAIL: transpose_from_host: went past the end of `out`", 0), 0u);
+    EXPECT_EQ(reports[0].details.size(), 1u);
+    std::remove(channel.c_str());
 }
 
 // A matrix of whole pages starts on a page, so the float before it lies on the guard page before it.
