@@ -2,10 +2,13 @@
 # make check's timing run on a GPU that takes one process at a time (rehearsed with
 # WORKSHOP_ONE_PROCESS_AT_A_TIME=1) waits at make check's gate before it touches the GPU, so that the battery's
 # processes find it free; elsewhere it sets up first and waits after. Hidden from every GPU (CUDA_VISIBLE_DEVICES=),
-# the program's first look at the device ends it with exit 3, "no CUDA device": so one still running after a
-# second is waiting at the gate, and one that ended with 3 looked at the device first.
+# the program's first look at the device ends it with kExitNoDevice, "no CUDA device": so one still running after a
+# second is waiting at the gate, and one that ended with it looked at the device first.
 #   gate_before_context.sh PROGRAM
 set -u
+# shellcheck source=../../common/base/exit_codes.sh
+source "$(dirname "$0")/../../common/base/exit_codes.sh"
+no_device=${exit_codes[kExitNoDevice]}
 program=$1
 dir=$(mktemp -d)
 gate="$dir/gate"
@@ -29,10 +32,10 @@ ended_with() {  # ended_with CODE: waits up to 10 s for the program to end, whic
 }
 
 start 0
-if ended_with 3 && grep -q "no CUDA device" "$dir/out"; then
-    echo "ok: a GPU that takes many: the device first (exit 3 at once)"
+if ended_with "$no_device" && grep -q "no CUDA device" "$dir/out"; then
+    echo "ok: a GPU that takes many: the device first (exit $no_device at once)"
 else
-    fail "a GPU that takes many: expected exit 3 with no CUDA device, before the gate"
+    fail "a GPU that takes many: expected exit $no_device with no CUDA device, before the gate"
 fi
 
 start 1
@@ -51,9 +54,9 @@ fi
 start 1
 sleep 1
 echo go >&"$gate_fd"
-if ended_with 3 && grep -q "no CUDA device" "$dir/out"; then
-    echo "ok: one process at a time: after go, the device (exit 3)"
+if ended_with "$no_device" && grep -q "no CUDA device" "$dir/out"; then
+    echo "ok: one process at a time: after go, the device (exit $no_device)"
 else
-    fail "one process at a time: after go, expected exit 3 with no CUDA device"
+    fail "one process at a time: after go, expected exit $no_device with no CUDA device"
 fi
 exit $status

@@ -2,17 +2,19 @@
 # The room layer on a machine shared with hostile users, tried by real throwaway users (made here, removed at the
 # end): a link, a FIFO or a folder of one user's planted at the turns' names in the shared temporary folder, and a
 # forged, escaped, blocked or link-planted class folder. Each case says ok or FAIL with what happened. Needs root
-# (for useradd and setpriv): skipped (exit 3) otherwise. The room's scripts and programs are copied to a folder the
+# (for useradd and setpriv): skipped (kExitNoDevice) otherwise. The room's scripts and programs are copied to a folder the
 # users can read, with a stand-in nvidia-smi that lists one GPU (fake_nvidia_smi.sh).
 #   room_attacks.sh ROOM_DIR ROOM_BIN     (ROOM_DIR: common/room; ROOM_BIN: where workshop_turn & co. are)
 # The users' commands are single-quoted scripts, expanded by their own shell (SC2016); each case reads
 # "A && B && ok || bad" (SC2015: ok only prints).
 # shellcheck disable=SC2015,SC2016
 set -u
+# shellcheck source=../../common/base/exit_codes.sh
+source "$(dirname "$0")/../../common/base/exit_codes.sh"
 room_dir=$1 room_bin=${2:-}
-[ "$(id -u)" = 0 ] || { echo "skipped: adding throwaway users needs root"; exit 3; }
+[ "$(id -u)" = 0 ] || { echo "skipped: adding throwaway users needs root"; exit "${exit_codes[kExitNoDevice]}"; }
 for tool in useradd userdel setpriv timeout mkfifo; do
-    command -v "$tool" >/dev/null || { echo "skipped: $tool is missing"; exit 3; }
+    command -v "$tool" >/dev/null || { echo "skipped: $tool is missing"; exit "${exit_codes[kExitNoDevice]}"; }
 done
 dir=$(mktemp -d)
 chmod 755 "$dir"

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # A program's timing waits for the GPU's timing lock that make check names in WORKSHOP_TIMING_LOCK
 # (common/measure/gpu_timing_lock.hpp): with the lock held elsewhere for 3 s, the program ends only after it is let go, and
-# correctly. Exit 3, skipped, where there is no GPU.
+# correctly. Skipped (kExitNoDevice) where there is no GPU.
 #   timing_lock.sh PROGRAM
 set -u
+# shellcheck source=../../common/base/exit_codes.sh
+source "$(dirname "$0")/../../common/base/exit_codes.sh"
+skip=${exit_codes[kExitNoDevice]}  # ctest's SKIP_RETURN_CODE: the programs' own code for no GPU
 program=$1
 dir=$(mktemp -d)
 holder=""
 trap '[ -n "$holder" ] && kill $holder 2>/dev/null; rm -rf "$dir"' EXIT
 "$program" --size 256 --min-time 0 >"$dir/out" 2>&1
 code=$?
-if [ $code -eq 3 ]; then cat "$dir/out"; exit 3; fi  # no CUDA device: the program said so
+if [ $code -eq "$skip" ]; then cat "$dir/out"; exit "$skip"; fi  # no CUDA device: the program said so
 [ $code -eq 0 ] || { echo "FAIL: the program alone ended with $code"; cat "$dir/out"; exit 1; }
 
 lock="$dir/GPU-test.timing"

@@ -11,8 +11,8 @@ make check. Each verdict is printed, then a summary line a round.
 
 What must hold: every check PASSes; every ratio to the solution lies within 90-110%, or is marked uncertain (at most
 one in 24 marked); with --alone, each step and track is first checked alone, reading 97-103% of the solution, and
-every "x step N-1" in the room not marked uncertain lies within 10% of the figure the same check read alone. Exit 0 when all of it holds, 1 when not, 3 (skipped) where
-there is no GPU.
+every "x step N-1" in the room not marked uncertain lies within 10% of the figure the same check read alone.
+Exit 0 when all of it holds, 1 when not, kExitNoDevice (skipped) where there is no GPU.
 """
 import argparse
 import os
@@ -22,7 +22,14 @@ import subprocess
 import sys
 import tempfile
 
-NO_GPU = 3  # common/base/exit_codes.hpp: kExitNoDevice; check.sh passes it on
+def exit_code(name):
+    """An exit code of the programs', read from the one place it is written."""
+    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "base", "exit_codes.hpp")
+    with open(header, encoding="utf-8") as text:
+        return int(re.search(rf"\b{name} = (\d+)", text.read()).group(1))
+
+
+NO_GPU = exit_code("kExitNoDevice")  # check.sh passes it on; ctest counts it as skipped
 VERDICT = re.compile(r"^VERDICT step (\d) (\w+): (PASS|FAIL|NOT CHECKED)(.*)$", re.M)
 PERCENT = re.compile(r"(\d+)% of the solution( \(uncertain: [^)]*\))?")
 TIMES = re.compile(r"([\d.]+)x step \d( \(uncertain: [^)]*\))?")

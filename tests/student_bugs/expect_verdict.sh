@@ -6,9 +6,12 @@
 #                                         the whole of make check (CHECK_SH) must fail it, for REGEX
 #   expect_verdict.sh PROGRAM REGEX --make-run
 #                                         its timed run at the default size (make run) must fail it, for REGEX
-# Exits 3, which the tests report as skipped, where there is no CUDA device, where the check could not run here
+# Exits kExitNoDevice, which the tests report as skipped, where there is no CUDA device, where the check could not run here
 # (NOT CHECKED), or where there is no room for the round trip below.
 set -u
+# shellcheck source=../../common/base/exit_codes.sh
+source "$(dirname "$0")/../../common/base/exit_codes.sh"
+skip=${exit_codes[kExitNoDevice]}  # ctest's SKIP_RETURN_CODE: the programs' own code for no GPU
 program=$1 expect=$2
 # The harness's line refusing to run the timed size (too little free memory, or a GPU another process holds), never
 # a std::bad_alloc, which may be the program's own (as refusal_in in common/check/battery.hpp reads it).
@@ -36,18 +39,18 @@ else
     last=$(grep -E '^(PASS|FAIL|NOT CHECKED): ' <<<"$output" | tail -n 1)
 fi
 echo "$output"
-if [ $code -eq 3 ] && grep -q "no CUDA device" <<<"$output"; then exit 3; fi
-# NOT CHECKED (exit 4: too little free memory here, or a GPU too busy to start the check) says nothing about the
+if [ $code -eq "$skip" ] && grep -q "no CUDA device" <<<"$output"; then exit "$skip"; fi
+# NOT CHECKED (kExitOutOfMemory: too little free memory here, or a GPU too busy to start the check) says nothing about the
 # program either way: skipped, with the reason, like a machine with no GPU.
-if [ $code -eq 4 ] && [[ $last == "NOT CHECKED: "* || $last == "VERDICT step "*": NOT CHECKED ("* ]]; then
+if [ $code -eq "${exit_codes[kExitOutOfMemory]}" ] && [[ $last == "NOT CHECKED: "* || $last == "VERDICT step "*": NOT CHECKED ("* ]]; then
     echo "skipped: $last"
-    exit 3
+    exit "$skip"
 fi
 # The timed run refused for want of memory, or for a GPU another process holds, before any of the program's code.
 refusal=$(harness_refusal <<<"$output")
-if [ $code -eq 4 ] && [ "${3:-}" = --make-run ] && [ -n "$refusal" ]; then
+if [ $code -eq "${exit_codes[kExitOutOfMemory]}" ] && [ "${3:-}" = --make-run ] && [ -n "$refusal" ]; then
     echo "skipped: $refusal"
-    exit 3
+    exit "$skip"
 fi
 if [ "$expect" = PASS ]; then
     if [ $code -eq 0 ] && [[ $last == PASS:* ]]; then exit 0; fi
@@ -58,7 +61,7 @@ fi
 # with the reason (make test lists it), rather than passed or failed.
 if [ $code -eq 0 ] && [[ $expect == *"round trip at"* ]] && grep -q "SKIP not tried here: " <<<"$output"; then
     sed -n 's/.*SKIP not tried here: //p' <<<"$output" | head -n 1
-    exit 3
+    exit "$skip"
 fi
 if [ $code -eq 0 ] || [[ $last != FAIL:* ]]; then
     echo "expected FAIL; the checker said (exit $code): $last" >&2
