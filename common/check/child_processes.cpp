@@ -51,11 +51,7 @@ bool has_line(const std::string& out, const std::string& line) {
 // -1 where the job asks for none or none could be made.
 int report_file(const ChildJob& job) {
     if (job.reports != ChildJob::Reports::Channel) return -1;
-    const int fd = memfd_create("child-reports", MFD_CLOEXEC);
-    if (fd < 0) return -1;
-    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-    close(fd);
-    return high;
+    return above_the_child_descriptors(memfd_create("child-reports", MFD_CLOEXEC));
 }
 
 // The child's environment: ours, with kReportChannel naming its channel where it has one (and never inherited).
@@ -114,8 +110,16 @@ std::optional<Running> start(const ChildJob& job, size_t index) {
     return r;
 }
 
-// What the child wrote on its report channel, from the start.
-std::string read_reports(int fd) {
+}  // namespace
+
+int above_the_child_descriptors(int fd) {
+    if (fd < 0) return fd;
+    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    close(fd);
+    return high;
+}
+
+std::string read_from_the_start(int fd) {
     std::string text;
     char buffer[4096];
     for (off_t at = 0;;) {
@@ -126,6 +130,8 @@ std::string read_reports(int fd) {
         at += n;
     }
 }
+
+namespace {
 
 // Reads what is there; returns false at end of file.
 bool drain(int fd, std::string& into) {
@@ -147,7 +153,7 @@ void finish(Running& r, bool killed) {
     if (r.out_fd >= 0) close(r.out_fd);
     if (r.err_fd >= 0) close(r.err_fd);
     if (r.reports_fd >= 0) {
-        r.result.reports = read_reports(r.reports_fd);
+        r.result.reports = read_from_the_start(r.reports_fd);
         close(r.reports_fd);
     }
 }

@@ -43,6 +43,13 @@ struct ChildResult {
 void run_children(const std::vector<ChildJob>& jobs, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done);
 
+// `fd` moved to a descriptor above 9, closed on exec, so that dup2 onto the few a child is given (0 to 4) always
+// makes a copy the child keeps; -1 (and `fd` closed) where that fails, `fd` itself where it is negative.
+int above_the_child_descriptors(int fd);
+
+// All a file holds, read from its first byte whatever its offset (a memory file a child wrote its output into).
+std::string read_from_the_start(int fd);
+
 // "exit 5", "killed by SIGSEGV", "no answer after 10 s", "not ready after 120 s".
 std::string describe_ending(const ChildResult& r);
 

@@ -18,6 +18,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "measure/timing.hpp"
+
 extern char** environ;
 
 namespace workshop {
@@ -29,24 +31,6 @@ namespace {
 constexpr int kGateFd = 3, kReplyFd = 4;
 // A first slice waits for the run's set-up, which the battery may have slowed; later ones only for the slice.
 constexpr double kFirstReplySeconds = 300, kReplySeconds = 60;
-
-// A descriptor above the standard ones and the pipes', closed on exec, so that posix_spawn's dup2 onto 0-4 always
-// makes a copy the child keeps.
-int high_fd(int fd) {
-    if (fd < 0) return fd;
-    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-    close(fd);
-    return high;
-}
-
-std::string read_all(int fd) {
-    std::string text;
-    char buffer[4096];
-    if (lseek(fd, 0, SEEK_SET) < 0) return text;
-    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR);)
-        if (n > 0) text.append(buffer, static_cast<size_t>(n));
-    return text;
-}
 
 bool starts_with(const char* text, const char* prefix) { return std::strncmp(text, prefix, std::strlen(prefix)) == 0; }
 
@@ -76,13 +60,6 @@ bool say(int gate, const std::string& words) {
     return !lost;
 }
 
-double median_of(std::vector<double> values) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 // The value below which a share q of the sorted `values` lie (linear between neighbours).
 double quantile(const std::vector<double>& sorted, double q) {
     const double at = q * static_cast<double>(sorted.size() - 1);
@@ -107,10 +84,10 @@ TimingRun::TimingRun(const std::vector<std::string>& argv, bool keep_timing_lock
         close(gate[0]), close(gate[1]);
         return;
     }
-    const int gate_in = high_fd(gate[0]), reply_out = high_fd(reply[1]);
+    const int gate_in = above_the_child_descriptors(gate[0]), reply_out = above_the_child_descriptors(reply[1]);
     gate_ = gate[1], reply_ = reply[0];
-    out_ = high_fd(memfd_create("timing-out", MFD_CLOEXEC));
-    err_ = high_fd(memfd_create("timing-err", MFD_CLOEXEC));
+    out_ = above_the_child_descriptors(memfd_create("timing-out", MFD_CLOEXEC));
+    err_ = above_the_child_descriptors(memfd_create("timing-err", MFD_CLOEXEC));
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -171,8 +148,8 @@ ChildResult TimingRun::wait_for_it() {
     pid_ = -1;
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) r.signal = WTERMSIG(status), r.exit_code = 128 + r.signal;
-    r.out = read_all(out_);
-    r.err = read_all(err_);
+    r.out = read_from_the_start(out_);
+    r.err = read_from_the_start(err_);
     return r;
 }
 
@@ -207,7 +184,7 @@ double ratio_uncertainty(const std::vector<std::vector<double>>& mine, const std
     const size_t rounds = std::min(mine.size(), other.size());
     std::vector<double> ratios;
     for (size_t r = 0; r < rounds; ++r) {
-        const double mine_ms = median_of(mine[r]), other_ms = median_of(other[r]);
+        const double mine_ms = summarise(mine[r]).median_ms, other_ms = summarise(other[r]).median_ms;
         if (mine_ms > 0 && other_ms > 0) ratios.push_back(other_ms / mine_ms);
     }
     if (ratios.size() < 3) return INFINITY;
