@@ -832,19 +832,18 @@ TimingRunSaid timing_run_said(const std::string& out) {
     return said;
 }
 
-std::filesystem::path map_picture_path() {
-    const fs::path program = self_path();
-    return program.parent_path() / "maps" / (program.filename().string() + ".svg");
+std::filesystem::path map_picture_path(const std::filesystem::path& program) {
+    const fs::path path = program.empty() ? fs::path(self_path()) : program;
+    return path.parent_path() / "maps" / (path.filename().string() + ".svg");
 }
 
-std::string print_map(const ShapeReport& report, const std::string& label) {
+std::string print_map(const ShapeReport& report, const std::string& label, const std::filesystem::path& picture) {
     if (report.map.empty()) return {};
     const char* colour = std::getenv("WORKSHOP_COLOR");
     const bool in_colour = (colour && std::string(colour) == "always") || isatty(STDOUT_FILENO);
     fmt::print("the map of the wrong answer{}: {}\n{}", label.empty() ? "" : " at " + label,
                report.map_headline.empty() ? "no pattern stands out" : report.map_headline,
                in_colour ? report.map_in_colour : report.map);
-    const fs::path picture = map_picture_path();
     try {
         std::error_code error;
         fs::create_directories(picture.parent_path(), error);

@@ -110,11 +110,12 @@ int shape_in_turn();
 // Environment: WORKSHOP_COLOR=always colours the map even where stdout is no terminal (make watch).
 // Prints a report's map of the wrong answer, if it has one: a line with its headline ("the map of the wrong answer
 // at LABEL: ..."; no "at" where `label` is empty), the map for a terminal (in colour where stdout is one, or where
-// WORKSHOP_COLOR is "always"), and where its SVG picture was written: beside this program, maps/PROGRAM.svg
-// (map_picture_path). A picture that cannot be written is said in a note; the map is printed all the same.
-// Returns the picture's path, or empty where none was written.
-std::string print_map(const ShapeReport& report, const std::string& label);
-std::filesystem::path map_picture_path();
+// WORKSHOP_COLOR is "always"), and where its SVG picture was written: `picture`, by default beside this program,
+// maps/PROGRAM.svg (map_picture_path). A picture that cannot be written is said in a note; the map is printed all
+// the same. Returns the picture's path, or empty where none was written.
+std::filesystem::path map_picture_path(const std::filesystem::path& program = {});  // {}: this program
+std::string print_map(const ShapeReport& report, const std::string& label,
+                      const std::filesystem::path& picture = map_picture_path());
 
 // Of the battery's failing shapes (`reports`, empty where a shape passed or said nothing), the one whose map is
 // shown: the smallest (in elements) with at least two blocks down and across, else the smallest; none where no

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/exit_codes.hpp"
 #include "report/report.hpp"
 
 namespace workshop {
@@ -21,11 +22,16 @@ std::string joined(const std::vector<std::string>& words) {
 
 StepRows run_for_rows(const ProgramRunner& run, const std::vector<std::string>& argv) {
     const ProgramRun ran = run(argv);
+    TimingRunSaid said = timing_run_said(ran.out);
     StepRows result;
+    result.wrong_answer = std::move(said.failure);
     std::string error;
-    if (ran.exit_code != 0)
+    const bool answered = ran.exit_code == kExitOk || (ran.exit_code == kExitWrongAnswer && result.wrong_answer);
+    if (!answered)
         result.failure = fmt::format("failed ({})", ran.ending);
-    else if (!rows_from_json(ran.out, result.rows, error))
+    else if (!rows_from_json(said.shown, result.rows, error) && result.wrong_answer)
+        result.failure = result.wrong_answer->headline;  // a wrong answer after the timed runs: said, not timed
+    else if (!error.empty())
         result.failure = fmt::format("printed no result rows ({})", error);
     else if (result.rows.empty())
         result.failure = "printed no result rows";

@@ -6,9 +6,11 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "check/battery.hpp"
 #include "check/child_processes.hpp"
 #include "report/report.hpp"
 
@@ -16,10 +18,12 @@ namespace workshop {
 
 using ProgramRunner = std::function<ProgramRun(const std::vector<std::string>& argv)>;
 
-// The rows a step program printed with --json, or why there are none.
+// The rows a step program printed with --json, or why there are none. A wrong answer is a result like any other:
+// its step row says FAIL, and the failure the program printed after its rows (failure_line) comes with them.
 struct StepRows {
     std::vector<ResultRow> rows;
     std::string failure;  // "failed (exit 3)", "printed no result rows (not JSON)"; empty when rows came
+    std::optional<ShapeReport> wrong_answer;  // the first failing check's report, with its map
     bool ok() const { return failure.empty(); }
 };
 

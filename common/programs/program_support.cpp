@@ -303,10 +303,14 @@ const RunChecks::value_type* first_failure(const RunChecks& checks) {
 std::string pass_or_fail_below(const Verdict& v) { return v.ok ? "PASS" : "FAIL (under the table)"; }
 
 void print_failures_under_the_table(const Options& o, const RunChecks& checks) {
-    if (o.format != OutputFormat::Human) return;
     for (const auto& [verdict, what] : checks)
         if (!verdict.ok) {
             const ShapeReport report = failure_report(verdict, what);
+            if (o.format == OutputFormat::Json) {  // make run's, which prints it, and the map, under its table
+                fmt::print("{}\n", failure_line(report));
+                return;
+            }
+            if (o.format != OutputFormat::Human) return;
             fmt::print("{}\n", report.headline);
             for (const auto& line : report.details) fmt::print("{}\n", line);
             print_map(report, "");

@@ -87,7 +87,8 @@ const RunChecks::value_type* first_failure(const RunChecks& checks);
 std::string pass_or_fail_below(const Verdict& v);
 
 // make run's verdict, under its table, for each check that failed: the same FAIL line, hint and notes as make
-// check gives, last on the screen (nothing where everything passed, and nothing in the CSV and JSON forms).
+// check gives, last on the screen (nothing where everything passed, and nothing in the CSV form). In the JSON
+// form, the first failure as failure_line, after the rows, for workshop_results to show with its map.
 void print_failures_under_the_table(const Options& o, const RunChecks& checks);
 
 // --check-shape's report from the kernel's check and, where the step has one (step 1), the check of the round

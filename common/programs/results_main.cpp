@@ -233,9 +233,24 @@ ResultRow error_row(const TrackSpec& spec, int step, const std::string& program,
     return failed;
 }
 
-// Runs the five solutions of one track. Returns false if any step failed.
+// A step whose answer was wrong, shown under its track's table as make check shows it: the FAIL line, and the map.
+struct WrongAnswer {
+    fs::path program;
+    ShapeReport report;
+};
+
+void print_failures_with_maps(const std::vector<WrongAnswer>& wrong) {
+    for (const auto& w : wrong) {
+        fmt::print("\n{}: {}\n", w.program.filename().string(), w.report.headline);
+        for (const auto& line : w.report.details) fmt::print("{}\n", line);
+        print_map(w.report, "", map_picture_path(w.program));  // where the program itself would draw it
+    }
+}
+
+// Runs the five solutions of one track; `wrong` gets each failure that came with a report. Returns false if any
+// step failed.
 bool gather_table(const TrackSpec& spec, const fs::path& bin, const std::vector<std::string>& passed_on,
-                  std::vector<ResultRow>& table) {
+                  std::vector<ResultRow>& table, std::vector<WrongAnswer>& wrong) {
     std::vector<ResultRow> references;
     bool all_ok = true;
     for (int step = 1; step <= 5; ++step) {
@@ -245,6 +260,7 @@ bool gather_table(const TrackSpec& spec, const fs::path& bin, const std::vector<
         std::fflush(stdout);  // the tables so far first, when both streams go to one file
         fmt::print(stderr, "  running {} ...\n", name);
         StepRows got = run_for_rows(run_program, argv);
+        if (got.wrong_answer) wrong.push_back({bin / name, *got.wrong_answer});
         if (!got.ok()) {
             all_ok = false;
             table.push_back(error_row(spec, step, name, got.failure));
@@ -567,9 +583,11 @@ bool measure_track(const Settings& s, const TrackSpec& spec, const fs::path& bin
                    double dram_gbps, std::vector<ResultFile>& files, std::vector<Variation>& variations) {
     std::vector<ResultRow> rows;
     if (s.mode == ResultsMode::Table) {
-        const bool ok = gather_table(spec, bin, s.passed_on, rows);
+        std::vector<WrongAnswer> wrong;
+        const bool ok = gather_table(spec, bin, s.passed_on, rows, wrong);
         stamp_date(rows, today);
         publish_table(spec, rows, files);
+        print_failures_with_maps(wrong);
         if (has_flops(spec)) publish_roofline(spec, rows, dram_gbps, "roofline.svg", files);
         return ok;
     }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/exit_codes.hpp"
 #include "programs/bench_odd_shapes.hpp"
 
 using namespace workshop;
@@ -125,6 +126,50 @@ TEST(OddShapes, AWrongAnswerAFailedRunOrNoRowsFailTheBench) {
 TEST(OddShapes, AWrongAnswerIsMarkedOnItsLine) {
     const Bench b = bench("transpose", [](const std::vector<std::string>&) { return answer(transpose_run("FAIL")); });
     EXPECT_NE(b.printed.find("92.6% / 112.9%   step 5: FAIL"), std::string::npos) << b.printed;
+}
+
+namespace {
+
+// A step program's failure as it prints it after its rows in a --json run (make run's): with its map.
+ShapeReport wrong_answer_report() {
+    ShapeReport r;
+    r.outcome = ShapeReport::Outcome::Fail;
+    r.headline = "FAIL: 968 of 1000 wrong";
+    r.reason = "968 of 1000 wrong";
+    r.exit_code = kExitWrongAnswer;
+    r.map = "##..\n";
+    r.map_headline = "the last column of blocks never written";
+    return r;
+}
+
+}  // namespace
+
+TEST(RunForRows, AWrongAnswerKeepsItsRowsAndBringsItsMap) {
+    const std::string out = transpose_run("FAIL") + failure_line(wrong_answer_report()) + "\n";
+    const StepRows got = run_for_rows([&](const std::vector<std::string>&) { return answer(out, kExitWrongAnswer); },
+                                      {"solution3_transpose", "--json"});
+    ASSERT_TRUE(got.ok()) << got.failure;
+    ASSERT_EQ(got.rows.size(), 4u);
+    EXPECT_EQ(got.rows[0].status, "FAIL");
+    ASSERT_TRUE(got.wrong_answer);
+    EXPECT_EQ(got.wrong_answer->headline, "FAIL: 968 of 1000 wrong");
+    EXPECT_EQ(got.wrong_answer->map, "##..\n");
+    EXPECT_EQ(got.wrong_answer->map_headline, "the last column of blocks never written");
+}
+
+TEST(RunForRows, AWrongAnswerWithoutItsReportOrRowsIsAFailedRun) {
+    const auto ran = [](const std::string& out, int exit_code) {
+        return run_for_rows([&](const std::vector<std::string>&) { return answer(out, exit_code); }, {"p", "--json"});
+    };
+    // Exit 1 and rows, but no failure said: not a wrong answer the program stood behind.
+    EXPECT_EQ(ran(transpose_run("FAIL"), kExitWrongAnswer).failure, "failed (exit 1)");
+    // Wrong after the timed runs: the program says so instead of its rows; the failure is the run's, map and all.
+    const StepRows after = ran("FAIL: after the timed runs\n" + failure_line(wrong_answer_report()) + "\n", 1);
+    EXPECT_EQ(after.failure, "FAIL: 968 of 1000 wrong");
+    ASSERT_TRUE(after.wrong_answer);
+    EXPECT_EQ(after.wrong_answer->map, "##..\n");
+    // Any other exit is a failed run, whatever it printed.
+    EXPECT_EQ(ran(transpose_run("PASS") + failure_line(wrong_answer_report()) + "\n", 5).failure, "failed (exit 5)");
 }
 
 namespace {
