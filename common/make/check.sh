@@ -26,5 +26,5 @@ previous=()
 others=$(processes_on_this_gpu)
 if [ "${others:-0}" -gt 0 ]; then
     [ "$others" -eq 1 ] && who="1 other program was" || who="$others other programs were"
-    echo "  ($who using this GPU as the timing ended: the speeds above may be off; check again when it is quieter)"
+    echo "  ($who using this GPU as the timing ended: the rate may read low; the % and the x, timed in rounds beside the solutions, hold unless marked uncertain)"
 fi

@@ -144,7 +144,7 @@ left=$(grep -lsa "$bin/[s]" /proc/[0-9]*/cmdline)  # [s]: not this grep itself
 note() { grep -F "using this GPU as the timing ended" <<<"$output"; }
 FAKE_PROCESSES=$'GPU-aaaa\nGPU-aaaa\nGPU-aaaa\n' run_check
 [ $code -eq 0 ] && [ "$(grep -c '^VERDICT step 3 transpose: PASS, 1500 GB/s' <<<"$output")" = 1 ] &&
-    grep -qxF "  (3 other programs were using this GPU as the timing ended: the speeds above may be off; check again when it is quieter)" <<<"$output" &&
+    grep -qxF "  (3 other programs were using this GPU as the timing ended: the rate may read low; the % and the x, timed in rounds beside the solutions, hold unless marked uncertain)" <<<"$output" &&
     ok "three programs beside it: said below the PASS" || bad "three programs beside it (exit $code): $output"
 FAKE_PROCESSES=GPU-aaaa run_check
 grep -q "^  (1 other program was using this GPU" <<<"$output" && ok "one beside it: said" || bad "one beside it: $output"
