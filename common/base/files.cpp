@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 namespace workshop {
@@ -124,6 +126,15 @@ int open_lock_file(const std::filesystem::path& path) {
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
         throw FileError(fmt::format("{} is not a regular file: not used as a lock", path.string()));
     return fd.release();
+}
+
+std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (in.bad()) return std::nullopt;
+    return content.str();
 }
 
 std::string printable(std::string_view text) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -30,6 +31,9 @@ void make_shared_folder(const std::filesystem::path& folder);
 // user's file serves every user), without following a link and without blocking on a FIFO. Returns the descriptor
 // (close-on-exec). Throws FileError where `path` is a link, not a regular file, or cannot be opened.
 int open_lock_file(const std::filesystem::path& path);
+
+// All that `path` holds; nothing where it cannot be opened or read.
+std::optional<std::string> read_whole_file(const std::filesystem::path& path);
 
 // A name or any text another user chose, fit to print on a terminal: control characters (escape sequences among
 // them) shown as \xNN, everything else as it is.

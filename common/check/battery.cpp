@@ -775,6 +775,15 @@ FailureRoute route_now = FailureRoute::ReportChannelOnly;
 
 }  // namespace
 
+ShapeReport report_of_a_line(ShapeReport::Outcome outcome, const std::string& headline, int exit_code) {
+    ShapeReport r;
+    r.outcome = outcome;
+    r.headline = headline;
+    if (outcome == ShapeReport::Outcome::Fail) r.reason = headline.substr(std::string("FAIL: ").size());
+    r.exit_code = exit_code;
+    return r;
+}
+
 std::string report_line(const ShapeReport& report) { return report_json(report).dump(); }
 
 std::optional<ShapeReport> report_from_line(const std::string& line) { return report_of(parsed_or_null(line)); }

@@ -91,6 +91,9 @@ struct ShapeReport {
     int64_t map_elements = 0, map_blocks_down = 0, map_blocks_across = 0;
 };
 
+// A report of one line and no details; a FAIL's reason is its headline without "FAIL: ".
+ShapeReport report_of_a_line(ShapeReport::Outcome outcome, const std::string& headline, int exit_code);
+
 // One line of JSON, and back; nothing for a line that is no report.
 std::string report_line(const ShapeReport& report);
 std::optional<ShapeReport> report_from_line(const std::string& line);

@@ -102,14 +102,10 @@ void copy_line(char (&to)[N], const std::string& line) {
 void compose(char (&line)[512], char (&report)[2048], char (&json)[2048], const std::string& headline,
              const std::string& hint) {
     copy_line(line, headline + "\n" + hint + "\n");
-    ShapeReport r;
+    ShapeReport r = report_of_a_line(ShapeReport::Outcome::Fail, headline, kExitWrongAnswer);
     r.shape = shape_in_turn();
-    r.outcome = ShapeReport::Outcome::Fail;
-    r.headline = headline;
-    r.reason = headline.substr(std::string("FAIL: ").size());
     r.hint = hint;
     r.details = {hint};
-    r.exit_code = kExitWrongAnswer;
     const std::string as_report = report_line(r) + "\n", as_failure = failure_line(r) + "\n";
     const bool said_on_stdout = failure_route() == FailureRoute::AlsoJsonOnStdout;
     // Cut short, either would be no JSON.

@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "base/exit_codes.hpp"
+#include "base/files.hpp"
 #include "report/ncu_counters.hpp"
 
 using namespace workshop;
@@ -44,14 +44,12 @@ void print_ncu_ending(const std::string& log, const std::string& ncu_exit) {
 }
 
 int show(KernelBound bound, const std::vector<std::string>& args) {
-    std::ifstream in(args[2]);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) {
+    const auto read = read_whole_file(args[2]);
+    if (!read) {
         fmt::print(stderr, "error: cannot read ncu's output {}\n", args[2]);
         return kExitBadUsage;
     }
-    const std::string log = text.str();
+    const std::string& log = *read;
     const std::string program = std::filesystem::path(args[4]).filename().string();
     if (log.find("ERR_NVGPUCTRPERM") != std::string::npos) {
         fmt::print(

@@ -94,15 +94,6 @@ int say_and_send(ShapeReport report) {
     return report.exit_code;
 }
 
-ShapeReport report_of_a_line(ShapeReport::Outcome outcome, const std::string& headline, int exit_code) {
-    ShapeReport r;
-    r.outcome = outcome;
-    r.headline = headline;
-    if (outcome == ShapeReport::Outcome::Fail) r.reason = headline.substr(std::string("FAIL: ").size());
-    r.exit_code = exit_code;
-    return r;
-}
-
 int64_t blocks_along(int64_t elements, int64_t block) { return block > 0 ? (elements + block - 1) / block : 0; }
 
 // The map of a wrong answer, where the verdict has one (Verdict::element_states): not after a failed launch, whose
@@ -303,14 +294,15 @@ const RunChecks::value_type* first_failure(const RunChecks& checks) {
 std::string pass_or_fail_below(const Verdict& v) { return v.ok ? "PASS" : "FAIL (under the table)"; }
 
 void print_failures_under_the_table(const Options& o, const RunChecks& checks) {
+    if (o.format == OutputFormat::Json) {  // for make run, which prints it, and the map, under its table
+        if (const auto* failing = first_failure(checks))
+            fmt::print("{}\n", failure_line(failure_report(failing->first, failing->second)));
+        return;
+    }
+    if (o.format != OutputFormat::Human) return;
     for (const auto& [verdict, what] : checks)
         if (!verdict.ok) {
             const ShapeReport report = failure_report(verdict, what);
-            if (o.format == OutputFormat::Json) {  // make run's, which prints it, and the map, under its table
-                fmt::print("{}\n", failure_line(report));
-                return;
-            }
-            if (o.format != OutputFormat::Human) return;
             fmt::print("{}\n", report.headline);
             for (const auto& line : report.details) fmt::print("{}\n", line);
             print_map(report, "");

@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -169,10 +168,7 @@ ParsedArguments parse_arguments(int argc, char** argv) {
     return p;
 }
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::string read_file(const fs::path& path) { return read_whole_file(path).value_or(""); }
 
 int side_of(const ResultRow& r) { return std::atoi(r.shape.c_str()); }  // "8192x8192" -> 8192
 

@@ -11,8 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fstream>
-#include <sstream>
 
 #include "base/files.hpp"
 #include "check/child_processes.hpp"
@@ -26,15 +24,6 @@ namespace {
 
 fs::path record_folder(const fs::path& top) { return top / ".workshop"; }
 fs::path record_file(const fs::path& top) { return record_folder(top) / "progress.json"; }
-
-std::optional<std::string> read_whole(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad()) return std::nullopt;
-    return content.str();
-}
 
 const char* outcome_name(Outcome outcome) {
     switch (outcome) {
@@ -83,7 +72,7 @@ std::vector<RememberedVerdict> read_record(const fs::path& top) {
     const fs::path file = record_file(top);
     std::error_code missing;
     if (!fs::exists(fs::symlink_status(file, missing))) return {};
-    const auto text = read_whole(file);
+    const auto text = read_whole_file(file);
     if (!text) throw FileError(fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
     json parsed = json::parse(*text, nullptr, false);
     if (parsed.is_discarded() || !parsed.is_object() || !parsed.contains("verdicts") || !parsed["verdicts"].is_array())
@@ -165,7 +154,7 @@ fs::path step_file(const fs::path& top, int step, const std::string& track) {
 }
 
 std::string file_checksum(const fs::path& file) {
-    const auto content = read_whole(file);
+    const auto content = read_whole_file(file);
     if (!content) return "";
     uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64 bits: a fingerprint, not a defence
     for (const unsigned char c : *content) hash = (hash ^ c) * 1099511628211ull;
@@ -307,7 +296,7 @@ std::string starting_point(const fs::path& top, int step, const std::string& tra
     const std::string relative = fmt::format("step{}/{}.cu", step, track);
     if (in_git_checkout(top))
         if (auto committed = git(top, {"show", "HEAD:" + relative})) return *committed;
-    if (auto kept = read_whole(kept_copy(top, step, track))) return *kept;
+    if (auto kept = read_whole_file(kept_copy(top, step, track))) return *kept;
     throw FileError(fmt::format("no starting point is known for {}: it is not in git, and no copy was kept", relative));
 }
 
@@ -318,7 +307,7 @@ void keep_starting_points(const fs::path& top) {
             const fs::path kept = kept_copy(top, step, track);
             std::error_code error;
             if (fs::exists(fs::symlink_status(kept, error))) continue;
-            const auto content = read_whole(step_file(top, step, track));
+            const auto content = read_whole_file(step_file(top, step, track));
             if (!content) continue;
             fs::create_directories(kept.parent_path(), error);
             if (error) throw FileError(fmt::format("cannot make {}: {}", kept.parent_path().string(), error.message()));

@@ -4,29 +4,18 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
+
+#include "report/csv.hpp"
 
 namespace workshop {
 
 namespace {
 
-// One line of CSV: fields split at commas outside quotes, quotes dropped, "" read as one quote.
+// The fields of one line of ncu's CSV (a quoted value may hold a comma: "1,234").
 std::vector<std::string> csv_fields(const std::string& line) {
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
-            fields.back() += '"';
-            ++i;
-        } else if (c == '"') {
-            quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-            fields.emplace_back();
-        } else if (c != '\r') {
-            fields.back() += c;
-        }
-    }
-    return fields;
+    auto records = parse_csv(line);
+    return records.empty() ? std::vector<std::string>{} : std::move(records.front());
 }
 
 long column(const std::vector<std::string>& header, const std::string& name) {
