@@ -93,6 +93,7 @@ std::string refusal_line(const std::string& err) {
 ChildJob child_job() {
     ChildJob job;
     job.ready_line = kChildReady;
+    job.pause_line = kChildPaused;
     job.reports = ChildJob::Reports::Channel;
     job.start_timeout_s = 12 * shape_timeout_s();
     return job;

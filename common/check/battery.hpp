@@ -52,6 +52,9 @@ struct BatteryRequest {
 // they have a CUDA context, before any of the student's code runs: their time limits count from there
 // (ChildJob::ready_line). The same options typed by hand print no such line.
 constexpr const char* kChildReady = "@@ ready";
+// What such a child prints before a shape waits for the GPU's timing lock (another check's timing), then kChildReady
+// again: the wait is no part of its time limit (ChildJob::pause_line).
+constexpr const char* kChildPaused = "@@ waiting for another check's timing";
 
 // Why a child could not run its shape or tool here, or empty: the harness's refusal for too little free memory
 // (its "not enough ... memory" line, before any of the student's code ran, also where there is no room for a CUDA

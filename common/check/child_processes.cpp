@@ -14,6 +14,8 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 extern char** environ;
@@ -38,13 +40,24 @@ struct Running {
     int reports_fd;                       // the child's report channel, a memory file; -1 where it has none
     Clock::time_point started, deadline;  // started: at its ready line, once it has printed it
     ChildResult result;
+    size_t scanned = 0;  // how much of result.out follow_the_clock has read
 };
 
-// Whether `out` holds `line` as a whole line.
-bool has_line(const std::string& out, const std::string& line) {
-    for (size_t at = out.find(line); at != std::string::npos; at = out.find(line, at + 1))
-        if ((at == 0 || out[at - 1] == '\n') && out.compare(at + line.size(), 1, "\n") == 0) return true;
-    return false;
+// Moves the child's clock on the lines it printed since the last look (ChildJob's ready and pause lines).
+void follow_the_clock(Running& r, const ChildJob& job) {
+    if (job.ready_line.empty()) return;
+    const std::string& out = r.result.out;
+    for (size_t end; (end = out.find('\n', r.scanned)) != std::string::npos; r.scanned = end + 1) {
+        const std::string_view line(out.data() + r.scanned, end - r.scanned);
+        const auto now = Clock::now();
+        if (line == job.ready_line) {
+            if (!r.result.ready) r.started = now;
+            r.result.ready = true;
+            r.deadline = now + as_duration(job.timeout_s);
+        } else if (!job.pause_line.empty() && line == job.pause_line) {
+            r.deadline = now + as_duration(job.start_timeout_s);
+        }
+    }
 }
 
 // A memory file for the child's reports, on a descriptor above those the child is given (0 to 3), closed on exec;
@@ -204,11 +217,7 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
                         close(r.err_fd), r.err_fd = -1;
                 }
                 const ChildJob& job = jobs[r.job];
-                if (!r.result.ready && has_line(r.result.out, job.ready_line)) {
-                    r.result.ready = true;
-                    r.started = Clock::now();
-                    r.deadline = r.started + as_duration(job.timeout_s);
-                }
+                follow_the_clock(r, job);
                 const bool closed = r.out_fd < 0 && r.err_fd < 0;
                 const bool late = Clock::now() >= r.deadline;
                 if (closed || late) {

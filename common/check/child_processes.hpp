@@ -18,6 +18,10 @@ struct ChildJob {
     // make test's sanitizer runs): no fault of the code the child checks.
     std::string ready_line;
     double start_timeout_s = 120;
+    // When set (with a ready line), the child prints this line before it waits for something outside it (another
+    // check's timing on the GPU), and its ready line again once it goes on: its clock stops meanwhile, the wait
+    // limited to start_timeout_s, and timeout_s counts afresh from the ready line.
+    std::string pause_line;
     // Where the child reports what it found: with Reports::Channel, a file of its own on descriptor 3, named in
     // its environment as kReportChannel (/dev/fd/3), read into ChildResult::reports once it ends. What the
     // student's kernel prints goes to stdout and never reaches it.

@@ -23,6 +23,7 @@
 #include "check/shapes.hpp"
 #include "check/step_checks.hpp"
 #include "programs/verdict_run.hpp"
+#include "measure/gpu_timing_lock.hpp"
 #include "measure/timing.hpp"
 
 #ifndef WORKSHOP_STEP
@@ -164,6 +165,20 @@ std::optional<int> report_time_the_events_missed(const std::function<void()>& la
 Options options_for_shape(const TransposeShape& shape, const Options& base);
 Options options_for_shape(const MatmulShape& shape, const Options& base);
 
+// One battery shape's checks, holding the GPU's timing lock shared (measure/gpu_timing_lock.hpp): side by side with
+// the other checks' shapes, never beside a timing. Where it must wait, make check's child says so (kChildPaused,
+// then kChildReady): the wait is no part of its time limit.
+template <typename Check>
+int checking_the_gpu(Check check, const Options& shape, bool say_ready) {
+    const auto say = [say_ready](bool waiting) {
+        if (!say_ready) return;
+        fmt::print("{}\n", waiting ? kChildPaused : kChildReady);
+        std::fflush(stdout);
+    };
+    const GpuTimingLock no_timing_meanwhile(std::getenv("WORKSHOP_TIMING_LOCK"), GpuUse::Checking, say);
+    return check(shape);
+}
+
 // --check-in-turn: every shape of the battery in this process, one after the other, each report naming its shape
 // (ShapeReport::shape). A CUDA error may have poisoned the context, so it stops there; run_battery gives the shapes
 // left a process each.
@@ -171,7 +186,7 @@ template <typename Shape, typename CheckOneShape>
 int check_shapes_in_turn(const std::vector<Shape>& battery, const Options& o, CheckOneShape check_one_shape) {
     for (size_t i = 0; i < battery.size(); ++i) {
         set_shape_in_turn(static_cast<int>(i));
-        const int exit_code = check_one_shape(options_for_shape(battery[i], o));
+        const int exit_code = checking_the_gpu(check_one_shape, options_for_shape(battery[i], o), o.say_ready);
         if (exit_code == kExitCudaError) return exit_code;
     }
     set_shape_in_turn(-1);
@@ -187,7 +202,7 @@ template <typename Shape, typename CheckOneShape>
 int check_sanitizer_shapes(const std::vector<Shape>& shapes, const Options& o, CheckOneShape check_one_shape) {
     int first_not_ok = kExitOk;
     for (const Shape& s : shapes) {
-        const int exit_code = check_one_shape(options_for_shape(s, o));
+        const int exit_code = checking_the_gpu(check_one_shape, options_for_shape(s, o), o.say_ready);
         if (first_not_ok == kExitOk) first_not_ok = exit_code;
         if (exit_code == kExitCudaError) break;
     }
@@ -257,8 +272,8 @@ int run_mode(const Options& o, const std::string& track, int step, const std::ve
             std::fflush(stdout);
         }
         switch (o.mode) {
-            case Mode::CheckShape: return check_one_shape(o);
-            case Mode::CheckRoundTrip: return check_round_trip(o);
+            case Mode::CheckShape: return checking_the_gpu(check_one_shape, o, o.say_ready);
+            case Mode::CheckRoundTrip: return checking_the_gpu(check_round_trip, o, o.say_ready);
             case Mode::CheckInTurn: return check_shapes_in_turn(battery, o, check_one_shape);
             case Mode::CheckSanitizerShapes: return check_sanitizer_shapes(extra.sanitizer, o, check_one_shape);
             default:

@@ -21,10 +21,13 @@ std::map<size_t, ChildResult> run_all(const std::vector<ChildJob>& jobs, int par
     return results;
 }
 
-// One job that prints "@@ ready" when it is ready, run alone.
-ChildResult run_with_ready_line(const std::string& script, double timeout_s, double start_timeout_s) {
+// One job that prints "@@ ready" when it is ready (and, where `pause_line` is set, "@@ pause" before it waits for
+// another check), run alone.
+ChildResult run_with_ready_line(const std::string& script, double timeout_s, double start_timeout_s,
+                                bool pause_line = false) {
     ChildJob job = shell(script, timeout_s);
     job.ready_line = "@@ ready";
+    if (pause_line) job.pause_line = "@@ pause";
     job.start_timeout_s = start_timeout_s;
     return run_all({job}, 1).at(0);
 }
@@ -129,4 +132,28 @@ TEST(ChildProcesses, ReportsGoOnAChannelOfTheirOwn) {
     EXPECT_EQ(r.at(0).out, "{\"on\": \"stdout\"}\n");
     EXPECT_EQ(r.at(1).out, "[none]\n");
     EXPECT_EQ(r.at(1).reports, "");
+}
+
+TEST(ChildProcesses, TheClockStopsWhileTheChildWaitsForAnotherCheck) {
+    // A shape that waits a second for another check's timing, then is quick: within its limit of 0.6 s.
+    const std::string script = "echo '@@ ready'; echo '@@ pause'; sleep 1; echo '@@ ready'; sleep 0.2; echo done";
+    const auto r = run_with_ready_line(script, 0.6, 10, true);
+    EXPECT_FALSE(r.timed_out) << describe_ending(r);
+    EXPECT_TRUE(r.exited(0));
+    // A job that names no pause line keeps its clock running.
+    EXPECT_TRUE(run_with_ready_line(script, 0.6, 10).timed_out);
+}
+
+TEST(ChildProcesses, AWaitForAnotherCheckEndsAtTheStartLimit) {
+    const auto r = run_with_ready_line("echo '@@ ready'; echo '@@ pause'; sleep 30", 30, 0.5, true);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_LT(r.seconds, 5);
+}
+
+TEST(ChildProcesses, EachReadyLineAfterAWaitGivesTheWholeLimitAgain) {
+    // 0.4 s, a wait, 0.4 s: each stretch within the limit of 0.6 s, the two together not.
+    const auto r = run_with_ready_line(
+        "echo '@@ ready'; sleep 0.4; echo '@@ pause'; sleep 0.1; echo '@@ ready'; sleep 0.4; echo done", 0.6, 10, true);
+    EXPECT_FALSE(r.timed_out) << describe_ending(r);
+    EXPECT_TRUE(r.exited(0));
 }

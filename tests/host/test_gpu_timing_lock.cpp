@@ -1,11 +1,14 @@
-// make check's timings take turns on a GPU (common/measure/gpu_timing_lock.hpp): a timing waits while another holds the lock,
-// holds it until it ends, and never waits where there is no lock to take.
+// make check's timings take turns on a GPU (common/measure/gpu_timing_lock.hpp): a timing waits while another holds the
+// lock, holds it until it ends, and never waits where there is no lock to take. The checks' shapes share the lock:
+// side by side, never beside a timing, and none starts while a timing waits for the shapes under way.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <future>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -18,6 +21,31 @@ namespace {
 
 using namespace std::chrono_literals;
 using workshop::GpuTimingLock;
+using workshop::GpuUse;
+
+// Takes the lock for `use` on another thread (its own open file, as another process would), and holds it until
+// `let_go` is set; the future is ready once the lock is taken.
+struct HeldElsewhere {
+    std::promise<void> let_go;
+    std::future<bool> taken;
+    std::thread holder;
+    HeldElsewhere(const std::string& path, GpuUse use) {
+        std::promise<bool> took;
+        taken = took.get_future();
+        holder = std::thread([&path, use, took = std::move(took), until = let_go.get_future()]() mutable {
+            const GpuTimingLock lock(path.c_str(), use);
+            took.set_value(lock.held());
+            until.wait();
+        });
+    }
+    void release() {
+        let_go.set_value();
+        holder.join();
+    }
+    ~HeldElsewhere() {
+        if (holder.joinable()) release();
+    }
+};
 
 // A lock file of its own for each test, removed at the end.
 class LockFile : public ::testing::Test {
@@ -29,7 +57,10 @@ protected:
         ASSERT_GE(fd, 0);
         close(fd);
     }
-    void TearDown() override { unlink(path_.c_str()); }
+    void TearDown() override {
+        unlink(path_.c_str());
+        unlink((path_ + ".turnstile").c_str());
+    }
 
     // Another check's timing: its own open file, locked.
     int lock_as_another_check() const {
@@ -67,6 +98,71 @@ TEST_F(LockFile, HoldsTheLockUntilTheTimingEnds) {
     EXPECT_TRUE(free_for_another_check());
 }
 
+TEST_F(LockFile, ShapesRunSideBySide) {
+    HeldElsewhere one(path_, GpuUse::Checking), two(path_, GpuUse::Checking);
+    ASSERT_EQ(one.taken.wait_for(10s), std::future_status::ready);
+    ASSERT_EQ(two.taken.wait_for(10s), std::future_status::ready) << "a shape waited for another check's shape";
+    EXPECT_TRUE(one.taken.get());
+    EXPECT_TRUE(two.taken.get());
+}
+
+TEST_F(LockFile, ATimingWaitsForTheShapesUnderWayAndNoNewShapeStartsMeanwhile) {
+    HeldElsewhere shape(path_, GpuUse::Checking);
+    ASSERT_EQ(shape.taken.wait_for(10s), std::future_status::ready);
+    HeldElsewhere timing(path_, GpuUse::Timing);
+    EXPECT_EQ(timing.taken.wait_for(300ms), std::future_status::timeout) << "timed beside a shape under way";
+    HeldElsewhere next_shape(path_, GpuUse::Checking);
+    EXPECT_EQ(next_shape.taken.wait_for(300ms), std::future_status::timeout)
+        << "a new shape started while a timing waited for the GPU";
+    shape.release();
+    ASSERT_EQ(timing.taken.wait_for(10s), std::future_status::ready) << "still waiting after the shape ended";
+    EXPECT_TRUE(timing.taken.get());
+    EXPECT_EQ(next_shape.taken.wait_for(300ms), std::future_status::timeout) << "a shape started during the timing";
+    timing.release();
+    ASSERT_EQ(next_shape.taken.wait_for(10s), std::future_status::ready) << "still waiting after the timing ended";
+    EXPECT_TRUE(next_shape.taken.get());
+}
+
+TEST_F(LockFile, AShapeSaysWhenItWaitsAndWhenItGoesOn) {
+    std::vector<bool> said;
+    {
+        const GpuTimingLock free_lock(path_.c_str(), GpuUse::Checking, [&](bool waiting) { said.push_back(waiting); });
+        EXPECT_TRUE(free_lock.held());
+    }
+    EXPECT_TRUE(said.empty()) << "a lock that was free was said to be waited for";
+    HeldElsewhere timing(path_, GpuUse::Timing);
+    ASSERT_EQ(timing.taken.wait_for(10s), std::future_status::ready);
+    std::promise<void> waiting;
+    auto shape = std::async(std::launch::async, [&] {
+        bool first = true;
+        const GpuTimingLock lock(path_.c_str(), GpuUse::Checking, [&](bool w) {
+            said.push_back(w);
+            if (first) waiting.set_value();
+            first = false;
+        });
+        return lock.held();
+    });
+    ASSERT_EQ(waiting.get_future().wait_for(10s), std::future_status::ready) << "the wait was not said";
+    timing.release();
+    ASSERT_EQ(shape.wait_for(10s), std::future_status::ready);
+    EXPECT_TRUE(shape.get());
+    EXPECT_EQ(said, (std::vector<bool>{true, false}));
+}
+
+TEST_F(LockFile, WithoutItsTurnstileTheLockStillKeepsShapesFromATiming) {
+    ASSERT_EQ(mkdir((path_ + ".turnstile").c_str(), 0700), 0);  // something there that is no lock file
+    HeldElsewhere timing(path_, GpuUse::Timing);
+    ASSERT_EQ(timing.taken.wait_for(10s), std::future_status::ready);
+    EXPECT_TRUE(timing.taken.get());
+    HeldElsewhere shape(path_, GpuUse::Checking);
+    EXPECT_EQ(shape.taken.wait_for(300ms), std::future_status::timeout) << "a shape ran beside a timing";
+    timing.release();
+    ASSERT_EQ(shape.taken.wait_for(10s), std::future_status::ready);
+    EXPECT_TRUE(shape.taken.get());
+    shape.release();
+    rmdir((path_ + ".turnstile").c_str());
+}
+
 TEST(GpuTimingLock, NothingToWaitForWithoutAFile) {
     EXPECT_FALSE(GpuTimingLock(nullptr).held());
     EXPECT_FALSE(GpuTimingLock("").held());
@@ -87,6 +183,7 @@ protected:
     }
     void TearDown() override {
         unlink(lock_.c_str());
+        unlink((lock_ + ".turnstile").c_str());
         unlink((folder_ + "/target").c_str());
         rmdir(folder_.c_str());
     }
