@@ -166,8 +166,14 @@ ChildResult TimingRun::finish(const std::string& word) {
         r.timed_out = true;
         return r;
     }
-    if (gate_ >= 0) say(gate_, word + "\n"), close(gate_), gate_ = -1;
+    let_go(word);
     return wait_for_it();
+}
+
+void TimingRun::let_go(const std::string& word) {
+    if (pid_ < 0 || silent_ || gate_ < 0) return;
+    say(gate_, word + "\n");
+    close(gate_), gate_ = -1;
 }
 
 void TimingRun::stop() {

@@ -34,6 +34,8 @@ public:
     // Says `word` ("go": time alone; "end": the rounds are over) and waits for the run to end (ends it at once where
     // it went silent in a round).
     ChildResult finish(const std::string& word);
+    // Says `word` without waiting, so that several runs check their last output side by side; finish() then waits.
+    void let_go(const std::string& word);
     // Ends the run untimed, if it still runs.
     void stop();
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -206,4 +207,26 @@ TEST(Verdict, MakeWatchGetsTheLineInTheColourOfItsOutcome) {
     EXPECT_EQ(workshop::coloured(line, workshop::Outcome::Fail), "\033[31m" + line + "\033[0m");
     EXPECT_EQ(workshop::coloured(line, workshop::Outcome::NotChecked).substr(0, 5), "\033[33m");
     EXPECT_EQ(workshop::coloured(line, workshop::Outcome::Pass).substr(0, 5), "\033[32m");
+}
+
+// Each stand-in run, once told its word, leaves a mark and ends only when all three marks are there (or after 5 s,
+// with exit 1): so all three end well only if each was told before any was waited for.
+TEST(TimingRun, RunsLetGoTogetherCheckTheirLastOutputSideBySide) {
+    const std::filesystem::path marks = testing::TempDir() + "timing_runs_" + std::to_string(getpid());
+    std::filesystem::remove_all(marks);
+    std::filesystem::create_directories(marks);
+    const std::string script =
+        "read -r word <&3; [ \"$word\" = end ] || exit 2; : >\"$1/$2\"; "
+        "for _ in $(seq 50); do [ \"$(ls \"$1\" | wc -l)\" -ge 3 ] && { echo ended; exit 0; }; sleep 0.1; done; exit 1";
+    std::vector<std::unique_ptr<TimingRun>> runs;
+    for (const char* name : {"mine", "solution", "previous"})
+        runs.push_back(std::make_unique<TimingRun>(
+            std::vector<std::string>{"/bin/sh", "-c", script, "sh", marks.string(), name}, false));
+    for (auto& run : runs) run->let_go("end");
+    for (auto& run : runs) {
+        const ChildResult ended = run->finish("end");
+        EXPECT_EQ(ended.exit_code, 0) << ended.err;
+        EXPECT_EQ(ended.out, "ended\n");
+    }
+    std::filesystem::remove_all(marks);
 }
