@@ -12,6 +12,7 @@
 #include "programs/timing_runs.hpp"
 #include "programs/verdict.hpp"
 #include "programs/verdict_run.hpp"
+#include "scratch_folder.hpp"
 
 using namespace workshop;
 
@@ -212,21 +213,18 @@ TEST(Verdict, MakeWatchGetsTheLineInTheColourOfItsOutcome) {
 // Each stand-in run, once told its word, leaves a mark and ends only when all three marks are there (or after 5 s,
 // with exit 1): so all three end well only if each was told before any was waited for.
 TEST(TimingRun, RunsLetGoTogetherCheckTheirLastOutputSideBySide) {
-    const std::filesystem::path marks = testing::TempDir() + "timing_runs_" + std::to_string(getpid());
-    std::filesystem::remove_all(marks);
-    std::filesystem::create_directories(marks);
+    const ScratchFolder marks("timing-runs");
     const std::string script =
         "read -r word <&3; [ \"$word\" = end ] || exit 2; : >\"$1/$2\"; "
         "for _ in $(seq 50); do [ \"$(ls \"$1\" | wc -l)\" -ge 3 ] && { echo ended; exit 0; }; sleep 0.1; done; exit 1";
     std::vector<std::unique_ptr<TimingRun>> runs;
     for (const char* name : {"mine", "solution", "previous"})
         runs.push_back(std::make_unique<TimingRun>(
-            std::vector<std::string>{"/bin/sh", "-c", script, "sh", marks.string(), name}, false));
+            std::vector<std::string>{"/bin/sh", "-c", script, "sh", marks.path.string(), name}, false));
     for (auto& run : runs) run->let_go("end");
     for (auto& run : runs) {
         const ChildResult ended = run->finish("end");
         EXPECT_EQ(ended.exit_code, 0) << ended.err;
         EXPECT_EQ(ended.out, "ended\n");
     }
-    std::filesystem::remove_all(marks);
 }
