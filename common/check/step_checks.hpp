@@ -24,10 +24,15 @@ struct CheckResult {
     bool timeable() const { return device_usable() && verdict.leak.empty(); }
 };
 
+// What follows a right output at the checked size: the further calls (for leaks, and a third launch verified) and
+// the calls at larger sizes. Once they have passed, a later check of the same problem (after the timing) needs only
+// its own launch verified: Skip. A wrong output is launched once more either way, to tell a race from a mistake.
+enum class FurtherCalls { Check, Skip };
+
 class TransposeProblem {
 public:
     TransposeProblem(int rows, int cols, uint64_t seed, CheckSetup setup = {});
-    CheckResult run_checked();
+    CheckResult run_checked(FurtherCalls further = FurtherCalls::Check);
     LaunchInfo launch();  // the step's launch alone, for timing
     std::string label() const;
     float* d_in() { return d_in_.get(); }
@@ -35,7 +40,7 @@ public:
     const std::vector<float>& in() const { return in_; }
 
 private:
-    CheckResult launch_and_verify();  // run_checked, less the copies' directions
+    CheckResult launch_and_verify(FurtherCalls further);  // run_checked, less the copies' directions
     void check_calls_at_larger_sizes(Verdict& verdict) const;
 
     int rows_, cols_;
@@ -62,7 +67,7 @@ Verdict verify_matmul_result(const float* A, const float* B, const float* C, int
 class MatmulProblem {
 public:
     MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setup = {});
-    CheckResult run_checked();
+    CheckResult run_checked(FurtherCalls further = FurtherCalls::Check);
     LaunchInfo launch();  // the step's launch alone, for timing
     std::string label() const;
     const float* d_A() const { return d_A_.get(); }
@@ -71,7 +76,7 @@ public:
     const MatmulInputs& inputs() const { return in_; }
 
 private:
-    CheckResult launch_and_verify();  // run_checked, less the copies' directions
+    CheckResult launch_and_verify(FurtherCalls further);  // run_checked, less the copies' directions
     void check_calls_at_larger_sizes(Verdict& verdict) const;
 
     int M_, N_, K_;

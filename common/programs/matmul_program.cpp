@@ -157,7 +157,7 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     OneSizeRun run(kStep, "matmul", shape, checked);
     if (const auto ended = run.check_before_timing(round_trip_check(o))) return *ended;
     const StepAndReferenceTimings timings = time_step_and_yardsticks(o, problem, run.kernel_pending());
-    const auto again = [&] { return problem.run_checked().verdict; };
+    const auto again = [&] { return problem.run_checked(FurtherCalls::Skip).verdict; };
     if (const auto ended = run.check_after_timing(
             again, [&] { problem.launch(); }, timings.step))
         return *ended;
