@@ -12,10 +12,15 @@
 
 namespace workshop {
 
+// --unverified: the step's launch at the timed size, waited for, a failure caught, the output not read.
+CheckResult launched_unverified(const std::function<LaunchInfo()>& launch);
+
 class OneSizeRun {
 public:
-    // `function_prefix` is "transpose" or "matmul"; `checked` is the step's checked launch at this size.
-    OneSizeRun(int step, std::string function_prefix, std::string shape, CheckResult checked);
+    // `function_prefix` is "transpose" or "matmul"; `checked` is the step's checked launch at this size, or where
+    // not `verified` (--unverified) its launch alone (launched_unverified), whose output nothing judges (nor step
+    // 1's round trip).
+    OneSizeRun(int step, std::string function_prefix, std::string shape, CheckResult checked, bool verified);
 
     // Step 1's starting point, before the student writes its kernel: the round trip is judged, nothing is timed.
     bool kernel_pending() const { return kernel_pending_; }
@@ -30,8 +35,8 @@ public:
     std::optional<int> check_after_timing(const std::function<Verdict()>& again, const std::function<void()>& launch,
                                           const std::optional<Timing>& step);
 
-    // The step's row, made from its timing by `row`, with PASS or FAIL and its verdict among the details; while step
-    // 1 has no kernel yet, the line that says so. Returns whether there was a kernel.
+    // The step's row, made from its timing by `row`, with PASS or FAIL (UNCHECKED where not verified) and its verdict
+    // among the details; while step 1 has no kernel yet, the line that says so. Returns whether there was a kernel.
     bool add_step_row(const std::optional<Timing>& step, const std::function<ResultRow(const Timing&)>& row);
 
     // Prints the table, `details` under it and every FAIL under those; returns the program's exit code.
@@ -43,6 +48,7 @@ public:
 private:
     std::string function_prefix_, shape_;
     CheckResult checked_;
+    bool verified_;
     bool kernel_pending_;
     RunChecks checks_;
 };

@@ -201,6 +201,7 @@ std::map<std::string, std::function<void()>> flag_options(Options& o) {
         {"--flush-l2", [&o] { o.flush_l2 = true; }},
         {"--no-references", [&o] { o.references = false; }},
         {"--no-host", [&o] { o.host_rows = false; }},
+        {"--unverified", [&o] { o.verified = false; }},
         {"--csv", [&o] { o.format = OutputFormat::Csv; }},
         {"--json", [&o] { o.format = OutputFormat::Json; }},
         {"--help", [&o] { o.help = true; }},
@@ -256,7 +257,11 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
         if (!out.ok()) return out;
         if (!verdict_option(arg)) o.timing_args.insert(o.timing_args.end(), argv + first, argv + i + 1);
     }
-    out.error = check_products(track, o);
+    // make check times the student's code verified, always: a kernel wrong only after many launches must FAIL.
+    if (o.mode == Mode::Verdict && !o.verified)
+        out.error = "--unverified is for the solutions' timing runs; make check verifies your code's";
+    else
+        out.error = check_products(track, o);
     return out;
 }
 
@@ -293,6 +298,8 @@ std::string usage_text(Track track, const std::string& program) {
         "  --flush-l2          evict the L2 cache before every timed run\n"
         "  --no-references     skip the reference measurements ({})\n"
         "  --no-host           step 1: skip timing the CPU version and the round trips through host memory\n"
+        "  --unverified        time the step without checking its output (make check's runs of the solutions,\n"
+        "                      which make test checks); the step's row reads UNCHECKED\n"
         "  --format F          human (default), csv or json; --csv and --json are short for it\n"
         "  --seed N            seed of the random inputs\n"
         "exit codes: 0 correct, 1 wrong answer, 2 bad option, 3 no CUDA device, 4 not enough device (or host)\n"

@@ -40,6 +40,7 @@ struct Options {
     bool flush_l2 = false;   // evict L2 before every timed run
     bool references = true;  // time the copy kernel / cuBLAS beside the step
     bool host_rows = true;   // step 1: also time the CPU version and the round trips through host memory
+    bool verified = true;    // the timed size's output checked before and after the timing (--unverified: not)
     bool help = false;
     // --verdict: the programs timed beside this one (this step's solution, the last step's; empty in step 1), and
     // the options given for the timing runs, as typed (every option but these three), passed on to each.

@@ -115,6 +115,11 @@ rounds=$(awk '$3 == "slice" { n++; seen[$2]++; if (n % 3 == 0) { print length(se
 # A fifth of a second of timing each (the programs' default is a second), so the verdict comes soon after a save.
 [ "$(grep -c "options --min-time 0.2 " "$dir/log")" = 3 ] && ok "each timing run asks for --min-time 0.2" ||
     bad "the timing runs' options: $(grep options "$dir/log")"
+# The solutions' runs are timed unverified (make test checks them, and the student would wait for their checks);
+# the student's run never.
+[ "$(grep -cE " solution[23]_transpose options .* --unverified$" "$dir/log")" = 2 ] &&
+    ! grep -q " step3_transpose options .*--unverified" "$dir/log" && ok "only the solutions' runs are timed --unverified" ||
+    bad "the timing runs' options: $(grep options "$dir/log")"
 
 # The student's slices wander where the others' do not: the ratio is marked uncertain, and no advice follows it.
 run_check busy

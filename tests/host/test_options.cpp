@@ -192,3 +192,13 @@ TEST(Options, TheVerdictPassesTheTimingOptionsOnAsTyped) {
     EXPECT_EQ(t.options.timing_args, (std::vector<std::string>{"--size", "4096", "--reps=3"}));
     EXPECT_EQ(parse(Track::Transpose, {"--verdict", "--solution"}).error, "--solution needs a value");
 }
+
+TEST(Options, OnlyTheSolutionsRunsAreTimedUnverified) {
+    EXPECT_TRUE(parse(Track::Matmul, {}).options.verified);
+    const auto run = parse(Track::Matmul, {"--unverified", "--json"});
+    ASSERT_TRUE(run.ok()) << run.error;
+    EXPECT_FALSE(run.options.verified);
+    // make check's own run (the student's) passes its options on to the student's timing run: never this one.
+    EXPECT_EQ(parse(Track::Transpose, {"--verdict", "--solution", "/b/solution2_transpose", "--unverified"}).error,
+              "--unverified is for the solutions' timing runs; make check verifies your code's");
+}
