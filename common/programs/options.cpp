@@ -260,6 +260,8 @@ ParseOutcome parse_options(Track track, int argc, const char* const* argv) {
     // make check times the student's code verified, always: a kernel wrong only after many launches must FAIL.
     if (o.mode == Mode::Verdict && !o.verified)
         out.error = "--unverified is for the solutions' timing runs; make check verifies your code's";
+    else if (o.mode != Mode::OneSize && !o.verified)
+        out.error = fmt::format("--unverified is for a timed run; {} checks every output it reads", mode_name);
     else
         out.error = check_products(track, o);
     return out;

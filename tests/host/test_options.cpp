@@ -201,4 +201,6 @@ TEST(Options, OnlyTheSolutionsRunsAreTimedUnverified) {
     // make check's own run (the student's) passes its options on to the student's timing run: never this one.
     EXPECT_EQ(parse(Track::Transpose, {"--verdict", "--solution", "/b/solution2_transpose", "--unverified"}).error,
               "--unverified is for the solutions' timing runs; make check verifies your code's");
+    EXPECT_EQ(parse(Track::Transpose, {"--check", "--unverified"}).error,
+              "--unverified is for a timed run; --check checks every output it reads");
 }
