@@ -145,7 +145,8 @@ VerdictFacts timed_in_rounds(const VerdictPlan& plan, TimingRuns& runs, const Ba
         const GpuTimingLock no_other_check_timing(std::getenv("WORKSHOP_TIMING_LOCK"));
         rounds = time_in_rounds(all);
     }
-    // Each run checks its output once more after its timing: side by side, so the check waits for one, not three.
+    // All let go at once: the student's run checks its output once more after its timing, and the solutions' runs
+    // end meanwhile, so the verdict waits for the slowest of them, not for their sum.
     for (TimingRun* run : all) run->let_go("end");
     const ChildResult mine = runs.mine->finish("end");
     exit_code = mine.exit_code;
