@@ -71,15 +71,25 @@ OutsideWrites GuardedMatrix::outside_writes() const {
     return {count_changed_canaries(before), count_changed_canaries(after)};
 }
 
+int64_t GuardedMatrix::words_differing_from(const float* host) const {
+    // In pieces through one small buffer: a whole copy of a large matrix would be hundreds of megabytes of fresh
+    // pages, read once.
+    constexpr size_t kPieceWords = size_t{1} << 20;
+    std::vector<float> piece(std::min(count_, kPieceWords));
+    int64_t differing = 0;
+    for (size_t start = 0; start < count_; start += kPieceWords) {
+        const auto n = static_cast<int64_t>(std::min(kPieceWords, count_ - start));
+        CUDA_CHECK(cudaMemcpy(piece.data(), get() + start, n * sizeof(float), cudaMemcpyDeviceToHost));
+        const float* expected = host + start;
+#pragma omp parallel for reduction(+ : differing)
+        for (int64_t i = 0; i < n; ++i) differing += std::memcmp(&piece[i], &expected[i], sizeof(float)) != 0;
+    }
+    return differing;
+}
+
 int64_t GuardedMatrix::words_changed_since_upload(const float* host) const {
-    std::vector<float> now(count_);
-    download(now.data());
-    int64_t changed = 0;
-#pragma omp parallel for reduction(+ : changed)
-    for (int64_t i = 0; i < static_cast<int64_t>(count_); ++i)
-        changed += std::memcmp(&now[i], &host[i], sizeof(float)) != 0;
     const OutsideWrites around = outside_writes();
-    return changed + around.before + around.after;
+    return words_differing_from(host) + around.before + around.after;
 }
 
 }  // namespace workshop

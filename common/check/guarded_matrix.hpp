@@ -44,6 +44,8 @@ public:
     OutsideWrites outside_writes() const;
     // Words that differ from `host` (what was uploaded) plus changed canaries: a check that an input survived.
     int64_t words_changed_since_upload(const float* host) const;
+    // Words of the matrix whose bits differ from `host`'s.
+    int64_t words_differing_from(const float* host) const;
 
     // Guard words on each side: enough to catch a store one partial tile past any edge of the battery's shapes.
     static size_t guard_words(size_t count);

@@ -90,19 +90,24 @@ CheckResult MatmulProblem::launch_and_verify(FurtherCalls further) {
     d_C_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
-    std::vector<float> C(d_C_.count());
-    d_C_.download(C.data());
     const auto verify = [&](const float* output) {
         return verify_matmul_result(in_.A.data(), in_.B.data(), output, M_, N_, K_);
     };
-    result.verdict = verify(C.data());
+    if (further == FurtherCalls::Skip && right_ && d_C_.words_differing_from(C_.data()) == 0) {
+        result.verdict = *right_;  // the same bits as the output judged right: right, without a new reference
+    } else {
+        C_.resize(d_C_.count());
+        d_C_.download(C_.data());
+        result.verdict = verify(C_.data());
+    }
     result.verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
                                                                d_B_.words_changed_since_upload(in_.B.data()));
     if (further == FurtherCalls::Check || !result.verdict.ok) {
-        check_the_calls_after_a_checked_run([&] { return launch(); }, d_C_, C, verify, "matmul_on_device",
+        check_the_calls_after_a_checked_run([&] { return launch(); }, d_C_, C_, verify, "matmul_on_device",
                                             result.verdict);
         if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     }
+    right_ = result.verdict.ok ? std::optional<Verdict>(result.verdict) : std::nullopt;
     if (result.verdict.outside.any()) map_a_right_output(result.verdict, M_, N_);
     if (result.verdict.element_states) mark_launch_blocks(*result.verdict.element_states, result.launch);
     return result;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ private:
     CheckSetup setup_;
     std::vector<float> in_;
     GuardedMatrix d_in_, d_out_;
+    // The last output read back, and its verdict where it was right: a later launch with the same bits is right.
+    std::vector<float> out_;
+    std::optional<Verdict> right_;
 };
 
 CheckResult check_transpose_on_device(int rows, int cols, uint64_t seed, CheckSetup setup = {});
@@ -83,6 +87,8 @@ private:
     CheckSetup setup_;
     MatmulInputs in_;
     GuardedMatrix d_A_, d_B_, d_C_;
+    std::vector<float> C_;  // as TransposeProblem's out_ and right_
+    std::optional<Verdict> right_;
 };
 
 CheckResult check_matmul_on_device(int M, int N, int K, uint64_t seed, CheckSetup setup = {});

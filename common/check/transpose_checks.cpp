@@ -47,16 +47,21 @@ CheckResult TransposeProblem::launch_and_verify(FurtherCalls further) {
     d_out_.poison();
     CheckResult result;
     if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
-    std::vector<float> out(in_.size());
-    d_out_.download(out.data());
     const auto verify = [&](const float* output) { return verify_transpose(in_.data(), output, rows_, cols_); };
-    result.verdict = verify(out.data());
+    if (further == FurtherCalls::Skip && right_ && d_out_.words_differing_from(out_.data()) == 0) {
+        result.verdict = *right_;  // the same bits as the output judged right: right, without reading it again
+    } else {
+        out_.resize(in_.size());
+        d_out_.download(out_.data());
+        result.verdict = verify(out_.data());
+    }
     result.verdict.add_guard_report(d_out_.outside_writes(), d_in_.words_changed_since_upload(in_.data()));
     if (further == FurtherCalls::Check || !result.verdict.ok) {
-        check_the_calls_after_a_checked_run([&] { return launch(); }, d_out_, out, verify, "transpose_on_device",
+        check_the_calls_after_a_checked_run([&] { return launch(); }, d_out_, out_, verify, "transpose_on_device",
                                             result.verdict);
         if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
     }
+    right_ = result.verdict.ok ? std::optional<Verdict>(result.verdict) : std::nullopt;
     if (result.verdict.outside.any()) map_a_right_output(result.verdict, cols_, rows_);
     if (result.verdict.element_states) mark_launch_blocks(*result.verdict.element_states, result.launch);
     return result;
