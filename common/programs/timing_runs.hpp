@@ -76,8 +76,8 @@ std::string ratio_doubt(const std::vector<std::vector<double>>& mine, const std:
 
 constexpr int kMinRounds = 10;
 constexpr int kMaxRounds = 60;
-constexpr double kSliceSeconds = 0.008;
-constexpr double kMinSecondsEach = 0.06;
+constexpr double kSliceSeconds = 0.004;
+constexpr double kMinSecondsEach = 0.03;
 constexpr double kMaxRoundsSeconds = 10;
 constexpr double kRatioDoubt = 0.05;
 
