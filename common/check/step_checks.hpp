@@ -26,8 +26,9 @@ struct CheckResult {
 };
 
 // What follows a right output at the checked size: the further calls (for leaks, and a third launch verified) and
-// the calls at larger sizes. Once they have passed, a later check of the same problem (after the timing) needs only
-// its own launch verified: Skip. A wrong output is launched once more either way, to tell a race from a mistake.
+// the calls at larger sizes. Where they have passed already (a later check of the same problem, after the timing;
+// make check's timing run, after its battery), a check needs only its own launch verified: Skip. A wrong output is
+// launched once more either way, to tell a race from a mistake.
 enum class FurtherCalls { Check, Skip };
 
 class TransposeProblem {

@@ -153,8 +153,8 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     // and nothing around it. (--no-guards, for make profile: no zones, so the first kernel launched is the step's.)
     MatmulProblem problem(o.M, o.N, o.K, o.seed, CheckSetup{0, o.guards});
     const MatmulInputs& in = problem.inputs();
-    const CheckResult checked =
-        o.verified ? problem.run_checked() : launched_unverified([&] { return problem.launch(); });
+    const CheckResult checked = o.verified ? problem.run_checked(further_calls_before_timing())
+                                           : launched_unverified([&] { return problem.launch(); });
     OneSizeRun run(kStep, "matmul", shape, checked, o.verified);
     if (const auto ended = run.check_before_timing(round_trip_check(o))) return *ended;
     const StepAndReferenceTimings timings = time_step_and_yardsticks(o, problem, run.kernel_pending());

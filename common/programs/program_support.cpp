@@ -65,6 +65,8 @@ bool timed_by_make_check() {
     return gate && *gate;
 }
 
+FurtherCalls further_calls_before_timing() { return timed_by_make_check() ? FurtherCalls::Skip : FurtherCalls::Check; }
+
 std::string where_make_check_times(const std::string& shape) {
     return timed_by_make_check() ? fmt::format("at the size make check times ({}): ", shape) : std::string();
 }

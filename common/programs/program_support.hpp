@@ -141,6 +141,9 @@ void wait_for_timing_gate_before_the_context();
 // if that is wrong: a kernel can pass every shape of the battery and still be wrong at the size that is timed
 // (a grid written for the sizes tried by hand), and the time of a wrong kernel means nothing.
 bool timed_by_make_check();
+// Which further calls the checked run at the timed size makes: all of them in make run, none in make check, whose
+// battery has made them at every one of its shapes, and which checks a launch again after the timing.
+FurtherCalls further_calls_before_timing();
 // What a FAIL line about such a run starts with ("at the size make check times (8192x8192): "); empty otherwise.
 std::string where_make_check_times(const std::string& shape);
 

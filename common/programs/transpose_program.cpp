@@ -167,8 +167,8 @@ int run_one_size(const Options& o, const DeviceFacts& dev) {
     // and nothing around it. (--no-guards, for make profile: no zones, so the first kernel launched is the step's.)
     TransposeProblem problem(o.rows, o.cols, o.seed, CheckSetup{0, o.guards});
     const std::vector<float>& in = problem.in();
-    const CheckResult checked =
-        o.verified ? problem.run_checked() : launched_unverified([&] { return problem.launch(); });
+    const CheckResult checked = o.verified ? problem.run_checked(further_calls_before_timing())
+                                           : launched_unverified([&] { return problem.launch(); });
     OneSizeRun run(kStep, "transpose", shape, checked, o.verified);
     if (const auto ended = run.check_before_timing(round_trip_check(o))) return *ended;
     // The step and its yardsticks, timed in turn.
