@@ -61,6 +61,23 @@ TEST_F(Harness, PoisonReadsBackAsNaN) {
 
 // With every block size the harness times it: a partial last block and the tail past the last float4 included,
 // in the one launch.
+// Compared through one small buffer, piece by piece: a change in the first piece, at the seam and in the last piece
+// are each counted once, and the canaries around the matrix on top of them.
+TEST_F(Harness, GuardedMatrixCountsWordsThatDifferInEveryPiece) {
+    const size_t count = (size_t{1} << 21) + 37;  // two whole pieces and a tail
+    std::vector<float> host(count);
+    fill_random(host.data(), count, 5);
+    GuardedMatrix m(count, MatrixLayout{1, true});
+    m.upload(host.data());
+    EXPECT_EQ(m.words_differing_from(host.data()), 0);
+    const float changed = 3.0f;
+    for (size_t at : {size_t{5}, (size_t{1} << 20) - 1, size_t{1} << 20, count - 1})
+        ASSERT_EQ(cudaMemcpy(m.get() + at, &changed, sizeof changed, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(m.words_differing_from(host.data()), 4);
+    ASSERT_EQ(cudaMemcpy(m.get() + count, &changed, sizeof changed, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(m.words_changed_since_upload(host.data()), 5);
+}
+
 TEST_F(Harness, CopyKernelCopiesEveryElementIncludingTheTail) {
     for (const int threads : kCopyBlockSizes) {
         for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{1027}, int64_t{4099}, int64_t{(1 << 20) + 3}}) {
