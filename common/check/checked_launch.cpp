@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -315,14 +314,22 @@ bool launch_and_record(const std::function<LaunchInfo()>& launch, LaunchInfo& in
     return false;
 }
 
+Verdict judge_the_output(const GuardedMatrix& out, std::vector<float>& host, const std::optional<Verdict>& right,
+                         const std::function<Verdict(const float*)>& verify) {
+    if (right && host.size() == out.count() && out.words_differing_from(host.data()) == 0) return *right;
+    host.resize(out.count());
+    out.download(host.data());
+    return verify(host.data());
+}
+
 void check_the_last_further_call(const GuardedMatrix& out, const std::vector<float>& first,
                                  const std::function<Verdict(const float*)>& verify, Verdict& verdict) {
     static_assert(kMoreCalls == 2, "the launch named below is the third");
     if (!verdict.ok) return;
+    const OutsideWrites outside = out.outside_writes();
+    if (!outside.any() && out.words_differing_from(first.data()) == 0) return;
     std::vector<float> last(out.count());
     out.download(last.data());
-    const OutsideWrites outside = out.outside_writes();
-    if (!outside.any() && std::memcmp(last.data(), first.data(), last.size() * sizeof(float)) == 0) return;
     Verdict later = verify(last.data());
     later.add_guard_report(outside, 0);
     if (later.ok) return;

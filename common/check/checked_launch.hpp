@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,12 @@ struct LaunchAtSize {
 };
 void check_larger_calls_leave_no_memory(const std::vector<LaunchAtSize>& larger, const char* function,
                                         Verdict& verdict);
+
+// The verdict on a launch's output in `out`. Where `right` holds the verdict of an earlier output of the same problem,
+// judged right and kept in `host`, and `out` has the same bits, it is that verdict, without reading the output whole
+// or judging it again; otherwise the output is read into `host` and judged by `verify`.
+Verdict judge_the_output(const GuardedMatrix& out, std::vector<float>& host, const std::optional<Verdict>& right,
+                         const std::function<Verdict(const float*)>& verify);
 
 // The two further calls at the checked size write the same output as the checked run, each poisoned first
 // (check_the_calls_after_a_checked_run): the last of them must be right too. Its output (in `out`) is compared
