@@ -1,11 +1,8 @@
 #include "check/battery.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -64,7 +61,7 @@ std::string find_sanitizer() {
     return {};
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> nonempty_lines(const std::string& text) {
     std::vector<std::string> lines;
     std::istringstream in(text);
     std::string line;
@@ -74,14 +71,14 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 std::string last_lines(const std::string& text, size_t n) {
-    const auto lines = lines_of(text);
+    const auto lines = nonempty_lines(text);
     std::string out;
     for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += lines[i] + "\n";
     return out;
 }
 
 std::string refusal_line(const std::string& err) {
-    for (const auto& line : lines_of(err))
+    for (const auto& line : nonempty_lines(err))
         if ((line.rfind("not enough ", 0) == 0 && line.find("std::bad_alloc") == std::string::npos) ||
             line.rfind("GPU busy: ", 0) == 0)
             return line;
@@ -163,7 +160,7 @@ struct ShapeOutcome {
 // require_*_memory with WhenShort::Skip) prints its SKIP line and exits 0 before any report can be sent.
 std::optional<std::string> skipped_for_memory(const ChildResult& r) {
     if (r.exit_code != kExitOk) return std::nullopt;
-    for (const auto& line : lines_of(r.out))
+    for (const auto& line : nonempty_lines(r.out))
         if (line.rfind("SKIP not tried here: ", 0) == 0) return line;
     return std::nullopt;
 }
@@ -200,7 +197,7 @@ ShapeOutcome read_shape(const ChildResult& r, bool again = false) {
     // The program ended before it could say anything: a CUDA call that failed in the step's own host code
     // (step 1), or a crash.
     o.headline = fmt::format("FAIL: the program ended ({}) before its verdict", describe_ending(r));
-    for (const auto& line : lines_of(last_lines(r.err, 3))) o.details.push_back(line);
+    for (const auto& line : nonempty_lines(last_lines(r.err, 3))) o.details.push_back(line);
     return o;
 }
 
@@ -701,145 +698,6 @@ int run_sanitizers(const BatteryRequest& request) {
         clean &= o.clean || !o.not_run_why.empty();
     }
     return !clean ? kExitWrongAnswer : not_run ? kExitOutOfMemory : kExitOk;
-}
-
-namespace {
-
-const char* outcome_name(ShapeReport::Outcome o) {
-    switch (o) {
-        case ShapeReport::Outcome::Pass: return "pass";
-        case ShapeReport::Outcome::Skip: return "skip";
-        case ShapeReport::Outcome::Fail: break;
-    }
-    return "fail";
-}
-
-nlohmann::json report_json(const ShapeReport& r) {
-    nlohmann::json j = {{"outcome", outcome_name(r.outcome)},
-                        {"headline", r.headline},
-                        {"reason", r.reason},
-                        {"hint", r.hint},
-                        {"details", r.details},
-                        {"exit_code", r.exit_code},
-                        {"unsteady", r.unsteady},
-                        {"non_blocking_stream", r.non_blocking_stream}};
-    if (r.shape >= 0) j["shape"] = r.shape;
-    if (!r.map.empty())
-        j["map"] = {{"text", r.map},
-                    {"in_colour", r.map_in_colour},
-                    {"headline", r.map_headline},
-                    {"svg", r.map_svg},
-                    {"elements", r.map_elements},
-                    {"blocks_down", r.map_blocks_down},
-                    {"blocks_across", r.map_blocks_across}};
-    return j;
-}
-
-// A report from its JSON; nothing where a field the battery needs is missing or of another type.
-std::optional<ShapeReport> report_of(const nlohmann::json& j) {
-    if (!j.is_object() || !j.contains("outcome") || !j.contains("headline") || !j.contains("exit_code"))
-        return std::nullopt;
-    try {
-        ShapeReport r;
-        const std::string outcome = j.at("outcome").get<std::string>();
-        if (outcome != "pass" && outcome != "skip" && outcome != "fail") return std::nullopt;
-        r.outcome = outcome == "pass"   ? ShapeReport::Outcome::Pass
-                    : outcome == "skip" ? ShapeReport::Outcome::Skip
-                                        : ShapeReport::Outcome::Fail;
-        r.headline = j.at("headline").get<std::string>();
-        r.exit_code = j.at("exit_code").get<int>();
-        r.shape = j.value("shape", -1);
-        r.reason = j.value("reason", "");
-        r.hint = j.value("hint", "");
-        r.details = j.value("details", std::vector<std::string>{});
-        r.unsteady = j.value("unsteady", false);
-        r.non_blocking_stream = j.value("non_blocking_stream", false);
-        if (const auto map = j.find("map"); map != j.end() && map->is_object()) {
-            r.map = map->value("text", "");
-            r.map_in_colour = map->value("in_colour", "");
-            r.map_headline = map->value("headline", "");
-            r.map_svg = map->value("svg", "");
-            r.map_elements = map->value("elements", int64_t{0});
-            r.map_blocks_down = map->value("blocks_down", int64_t{0});
-            r.map_blocks_across = map->value("blocks_across", int64_t{0});
-        }
-        return r;
-    } catch (const nlohmann::json::exception&) { return std::nullopt; }
-}
-
-nlohmann::json parsed_or_null(const std::string& line) {
-    return nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-}
-
-int shape_now = -1;  // set_shape_in_turn
-FailureRoute route_now = FailureRoute::ReportChannelOnly;
-
-}  // namespace
-
-ShapeReport report_of_a_line(ShapeReport::Outcome outcome, const std::string& headline, int exit_code) {
-    ShapeReport r;
-    r.outcome = outcome;
-    r.headline = headline;
-    if (outcome == ShapeReport::Outcome::Fail) r.reason = headline.substr(std::string("FAIL: ").size());
-    r.exit_code = exit_code;
-    return r;
-}
-
-std::string report_line(const ShapeReport& report) { return report_json(report).dump(); }
-
-std::optional<ShapeReport> report_from_line(const std::string& line) { return report_of(parsed_or_null(line)); }
-
-std::vector<ShapeReport> reports_in(const std::string& channel) {
-    std::vector<ShapeReport> reports;
-    for (const auto& line : lines_of(channel))
-        if (auto r = report_from_line(line)) reports.push_back(std::move(*r));
-    return reports;
-}
-
-int report_channel() {
-    static const int fd = [] {
-        const char* path = std::getenv(kReportChannel);
-        return path && *path ? ::open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
-    }();
-    return fd;
-}
-
-bool send_report(const ShapeReport& report) {
-    const int fd = report_channel();
-    if (fd < 0) return false;
-    const std::string line = report_line(report) + "\n";
-    for (size_t done = 0; done < line.size();) {
-        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            fmt::print(stderr, "error: cannot write the shape's report to {}\n", std::getenv(kReportChannel));
-            std::exit(kExitCannotWrite);
-        }
-        done += static_cast<size_t>(n);
-    }
-    return true;
-}
-
-void set_shape_in_turn(int index) { shape_now = index; }
-int shape_in_turn() { return shape_now; }
-
-void set_failure_route(FailureRoute route) { route_now = route; }
-FailureRoute failure_route() { return route_now; }
-
-std::string failure_line(const ShapeReport& report) { return nlohmann::json{{"failure", report_json(report)}}.dump(); }
-
-TimingRunSaid timing_run_said(const std::string& out) {
-    TimingRunSaid said;
-    std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);) {
-        const nlohmann::json j = line.rfind("{\"failure\"", 0) == 0 ? parsed_or_null(line) : nlohmann::json();
-        if (j.is_object() && j.contains("failure")) {
-            if (auto report = report_of(j["failure"])) said.failure = std::move(report);
-            continue;
-        }
-        said.shown += line + "\n";
-    }
-    return said;
 }
 
 std::filesystem::path map_picture_path(const std::filesystem::path& program) {

@@ -76,6 +76,7 @@ std::vector<std::optional<ChildResult>> run_again_alone(const std::vector<ChildJ
 // What a child of the battery (--check-shape, --check-in-turn, --check-round-trip) found at a shape: one JSON object
 // a line on its report channel (kReportChannel, ChildJob::reports), which nothing the student's kernel prints
 // reaches. The human lines (headline, then details) are printed on stdout as well, for a shape checked by hand.
+// The functions from here to failure_line, but for the map's, are the wire: shape_reports.cpp.
 struct ShapeReport {
     enum class Outcome { Pass, Skip, Fail };
     int shape = -1;  // its place in the battery (--check-in-turn); -1 in a process of one shape
