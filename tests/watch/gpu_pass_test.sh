@@ -21,7 +21,9 @@ original=$(mktemp)
 cp "$step_file" "$original"
 trap 'drive_stop; cp "$original" "$step_file"; rm -f "$original"; rm -rf "$tree/.workshop" "$tree"/step[1-5]/*.cu.bak-*' EXIT
 rm -rf "$tree/.workshop" "$tree"/step[1-5]/*.cu.bak-*
-fail() { echo "FAIL: $*"; exit 1; }
+# Each phase says when it ended (seconds since the start), so a run cut short shows where the time went.
+said() { echo "$* (at ${SECONDS} s)"; }
+fail() { said "FAIL: $*"; exit 1; }
 # The screen as text, without the empty rows below it.
 keep_screen() {
     {
@@ -34,6 +36,7 @@ keep_screen() {
 
 drive_start "$tree/step3" "make watch TRACK=transpose" || exit 1
 drive_wait 300 "[check 1]" "VERDICT step 3 transpose" || fail "the first verdict (the untouched starting point)"
+said "the starting point got its verdict"
 
 # Both saves are whole files, as an editor writes them.
 grep -q '= tile\[x\]\[y\];' "$solution" || fail "$solution no longer has the line this test breaks"
@@ -41,7 +44,7 @@ sed 's/= tile\[x\]\[y\];/= tile[y][x];/' "$solution" >"$step_file"
 # ", check " is in the last line of a finished screen: "(build 1.8 s, check 2.9 s)".
 drive_wait 300 "[check 2]" "VERDICT step 3 transpose: FAIL" ", check " || fail "the failing save"
 keep_screen "a failing save: step3/transpose.cu reads the tile back the way it was stored"
-echo "the failing save gave FAIL"
+said "the failing save gave FAIL"
 
 drive_keys h
 drive_wait 10 "Hint 1 of" || fail "the first hint"
@@ -49,13 +52,13 @@ keep_screen "h: the first hint"
 drive_keys h
 drive_wait 10 "Hint 2 of" || fail "the second hint"
 keep_screen "h again: the second hint"
-echo "h showed two hints"
+said "h showed two hints"
 
 cp "$solution" "$step_file"
 drive_wait 300 "[check 3]" "VERDICT step 3 transpose: PASS" ", check " "n for step 4" || fail "the passing save"
 drive_wait 1 "yours: " "of the solution (" || fail "the speed beside the solution's"
 keep_screen "a passing save: the fix"
-echo "the passing save gave PASS and offered step 4"
+said "the passing save gave PASS and offered step 4"
 
 [ "$(progress_state 3 transpose)" = "done" ] || fail "the PASS was not remembered as done: $(progress_summary 3 transpose)"
 drive_wait 10 "done: 1 of 10" || fail "the screen does not count the step as done"
@@ -72,5 +75,5 @@ code=$?
 grep -q "^VERDICT step 3 transpose: NOT CHECKED (16 of 16 shapes" <<<"$out" || fail "no NOT CHECKED verdict: $out"
 grep -q "part of the check could not run here" <<<"$out" || fail "no advice for too little memory: $out"
 [ "$(progress_state 3 transpose)" = "done" ] || fail "NOT CHECKED replaced the PASS: $(progress_summary 3 transpose)"
-echo "too little memory gave NOT CHECKED and kept the PASS"
+said "too little memory gave NOT CHECKED and kept the PASS"
 echo PASS
