@@ -49,7 +49,13 @@ drive_start() {
     drive_watchdog=$!
 }
 
-drive_screen() { tmux -S "$drive_socket" capture-pane -p -J; }
+# drive_screen: the last screen make watch drew, from its "make watch: step N, ..." line down, all of it. A screen
+# taller than the terminal (a FAIL's shapes and map) has scrolled its top into tmux's history, so the capture
+# takes the history too and keeps what follows the last such line.
+drive_screen() {
+    tmux -S "$drive_socket" capture-pane -p -J -S - |
+        awk '/^make watch: step [1-5], / { n = 0 } { row[++n] = $0 } END { for (i = 1; i <= n; i++) print row[i] }'
+}
 drive_keys() { tmux -S "$drive_socket" send-keys "$@"; }
 drive_stop() {
     [ -n "${drive_socket:-}" ] && { tmux -S "$drive_socket" kill-server 2>/dev/null; rm -rf "${drive_socket%/tmux}"; }
