@@ -59,8 +59,6 @@ TEST_F(Harness, PoisonReadsBackAsNaN) {
     for (float x : h) ASSERT_TRUE(std::isnan(x));
 }
 
-// With every block size the harness times it: a partial last block and the tail past the last float4 included,
-// in the one launch.
 // Compared through one small buffer, piece by piece: a change in the first piece, at the seam and in the last piece
 // are each counted once, and the canaries around the matrix on top of them.
 TEST_F(Harness, GuardedMatrixCountsWordsThatDifferInEveryPiece) {
@@ -78,6 +76,8 @@ TEST_F(Harness, GuardedMatrixCountsWordsThatDifferInEveryPiece) {
     EXPECT_EQ(m.words_changed_since_upload(host.data()), 5);
 }
 
+// With every block size the harness times it: a partial last block and the tail past the last float4 included,
+// in the one launch.
 TEST_F(Harness, CopyKernelCopiesEveryElementIncludingTheTail) {
     for (const int threads : kCopyBlockSizes) {
         for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{1027}, int64_t{4099}, int64_t{(1 << 20) + 3}}) {
