@@ -12,7 +12,7 @@
 #include <thread>
 #include <utility>
 
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
 #include "check/sanitizer_report.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "check/battery.hpp"
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 #include "report/report.hpp"
 
 namespace workshop {

@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,8 +19,6 @@
 
 #include "measure/timing.hpp"
 
-extern char** environ;
-
 namespace workshop {
 
 namespace {
@@ -32,16 +29,12 @@ constexpr int kGateFd = 3, kReplyFd = 4;
 // A first slice waits for the run's set-up, which the battery may have slowed; later ones only for the slice.
 constexpr double kFirstReplySeconds = 300, kReplySeconds = 60;
 
-bool starts_with(const char* text, const char* prefix) { return std::strncmp(text, prefix, std::strlen(prefix)) == 0; }
-
 std::vector<std::string> environment_for(bool keep_timing_lock) {
-    std::vector<std::string> env = {fmt::format("WORKSHOP_TIMING_GATE=/dev/fd/{}", kGateFd),
-                                    fmt::format("WORKSHOP_TIMING_REPLY=/dev/fd/{}", kReplyFd)};
-    for (char** e = environ; *e; ++e) {
-        if (starts_with(*e, "WORKSHOP_TIMING_GATE=") || starts_with(*e, "WORKSHOP_TIMING_REPLY=")) continue;
-        if (!keep_timing_lock && starts_with(*e, "WORKSHOP_TIMING_LOCK=")) continue;  // the parent holds it
-        env.emplace_back(*e);
-    }
+    std::vector<std::string> dropped = {"WORKSHOP_TIMING_GATE", "WORKSHOP_TIMING_REPLY"};
+    if (!keep_timing_lock) dropped.push_back("WORKSHOP_TIMING_LOCK");  // the parent holds it
+    std::vector<std::string> env = environment_without(dropped);
+    env.push_back(fmt::format("WORKSHOP_TIMING_GATE=/dev/fd/{}", kGateFd));
+    env.push_back(fmt::format("WORKSHOP_TIMING_REPLY=/dev/fd/{}", kReplyFd));
     return env;
 }
 
@@ -88,28 +81,14 @@ TimingRun::TimingRun(const std::vector<std::string>& argv, bool keep_timing_lock
     gate_ = gate[1], reply_ = reply[0];
     out_ = above_the_child_descriptors(memfd_create("timing-out", MFD_CLOEXEC));
     err_ = above_the_child_descriptors(memfd_create("timing-err", MFD_CLOEXEC));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, out_, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err_, STDERR_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, gate_in, kGateFd);
-    posix_spawn_file_actions_adddup2(&actions, reply_out, kReplyFd);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // a group of its own, ended as one
-    const std::vector<std::string> env = environment_for(keep_timing_lock);
-    std::vector<char*> args, envp;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    args.push_back(nullptr), envp.push_back(nullptr);
+    const ProcessStart how{argv,
+                           environment_for(keep_timing_lock),
+                           {{out_, STDOUT_FILENO}, {err_, STDERR_FILENO}, {gate_in, kGateFd}, {reply_out, kReplyFd}}};
     if (out_ < 0 || err_ < 0 || gate_in < 0 || reply_out < 0) {
         start_errno_ = errno;
-    } else if (const int failed = posix_spawn(&pid_, args[0], &actions, &attributes, args.data(), envp.data())) {
-        start_errno_ = failed, pid_ = -1;
+    } else if ((pid_ = start_process(how)) < 0) {
+        start_errno_ = errno;
     }
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
     close(gate_in), close(reply_out);
 }
 

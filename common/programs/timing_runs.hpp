@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 
 namespace workshop {
 

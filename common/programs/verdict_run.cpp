@@ -15,7 +15,7 @@
 #include "report/report.hpp"
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 #include "measure/gpu_timing_lock.hpp"
 #include "programs/timing_runs.hpp"
 #include "programs/verdict.hpp"

@@ -13,7 +13,7 @@
 #include <ctime>
 
 #include "base/files.hpp"
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 
 namespace workshop {
 

@@ -10,7 +10,7 @@
 
 #include "base/exit_codes.hpp"
 #include "base/files.hpp"
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 #include "progress/progress.hpp"
 #include "report/report.hpp"
 

@@ -7,7 +7,7 @@
 #include <regex>
 #include <sstream>
 
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 #include "room/turns.hpp"
 
 namespace workshop::room {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/exit_codes.hpp"
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 #include "programs/options.hpp"
 #include "programs/verdict_run.hpp"
 

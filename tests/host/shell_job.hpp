@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 
 inline workshop::ChildJob shell(const std::string& script, double timeout_s = 30) {
     workshop::ChildJob job;

@@ -1,11 +1,17 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 #include "shell_job.hpp"
 
 using namespace workshop;
@@ -156,4 +162,63 @@ TEST(ChildProcesses, EachReadyLineAfterAWaitGivesTheWholeLimitAgain) {
         "echo '@@ ready'; sleep 0.4; echo '@@ pause'; sleep 0.1; echo '@@ ready'; sleep 0.4; echo done", 0.6, 10, true);
     EXPECT_FALSE(r.timed_out) << describe_ending(r);
     EXPECT_TRUE(r.exited(0));
+}
+
+namespace {
+
+// Waits for `pid` and returns its exit code (-1 where a signal ended it).
+int exit_code_of(pid_t pid) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+ProcessStart shell_start(const std::string& script) {
+    return ProcessStart{{"/bin/sh", "-c", script}, environment_without({}), {}};
+}
+
+}  // namespace
+
+TEST(StartProcess, GivesEachDescriptorUnderTheNumberAsked) {
+    int pipe_ends[2];
+    ASSERT_EQ(pipe2(pipe_ends, O_CLOEXEC), 0);
+    ProcessStart how = shell_start("echo on-five >&5");
+    how.descriptors = {{pipe_ends[1], 5}};
+    const pid_t pid = start_process(how);
+    close(pipe_ends[1]);
+    ASSERT_GT(pid, 0) << std::strerror(errno);
+    char text[32] = {};
+    const ssize_t n = read(pipe_ends[0], text, sizeof text - 1);
+    close(pipe_ends[0]);
+    EXPECT_EQ(exit_code_of(pid), 0);
+    EXPECT_EQ(std::string(text, n > 0 ? size_t(n) : 0), "on-five\n");
+}
+
+// A group of its own, where one signal ends the child and all it started; else ours, where Ctrl-C reaches both.
+TEST(StartProcess, AChildLeadsAGroupOfItsOwnOnlyWhenAsked) {
+    const std::string leads = "read -r _ _ _ _ group _ </proc/$$/stat; [ \"$group\" = $$ ]";
+    ProcessStart how = shell_start(leads);
+    EXPECT_EQ(exit_code_of(start_process(how)), 0);
+    how.own_group = false;
+    EXPECT_EQ(exit_code_of(start_process(how)), 1);
+}
+
+// make run starts the step programs by their paths, so that no program of the same name earlier in PATH stands in
+// for them: a bare name is looked up only where the caller asks (as the battery does for compute-sanitizer).
+TEST(StartProcess, ABareNameIsLookedUpInPathOnlyWhenAsked) {
+    ProcessStart how{{"sh", "-c", "exit 7"}, environment_without({}), {}};
+    errno = 0;
+    EXPECT_EQ(start_process(how), -1);
+    EXPECT_EQ(errno, ENOENT);
+    how.search_path = true;
+    EXPECT_EQ(exit_code_of(start_process(how)), 7);
+}
+
+TEST(StartProcess, TheEnvironmentLeavesOutTheNamedVariablesOnly) {
+    ASSERT_EQ(setenv("WORKSHOP_TEST_DROPPED", "1", 1), 0);
+    ASSERT_EQ(setenv("WORKSHOP_TEST_DROPPED_NOT", "2", 1), 0);
+    const std::vector<std::string> env = environment_without({"WORKSHOP_TEST_DROPPED"});
+    unsetenv("WORKSHOP_TEST_DROPPED"), unsetenv("WORKSHOP_TEST_DROPPED_NOT");
+    EXPECT_EQ(std::count(env.begin(), env.end(), "WORKSHOP_TEST_DROPPED=1"), 0);
+    EXPECT_EQ(std::count(env.begin(), env.end(), "WORKSHOP_TEST_DROPPED_NOT=2"), 1);
 }

@@ -18,7 +18,7 @@
 
 #include "base/exit_codes.hpp"
 #include "check/battery.hpp"
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 #include "check/guarded_host_matrix.hpp"
 
 using namespace workshop;

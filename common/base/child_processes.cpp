@@ -1,4 +1,4 @@
-#include "check/child_processes.hpp"
+#include "base/child_processes.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -69,51 +70,31 @@ int report_file(const ChildJob& job) {
 
 // The child's environment: ours, with kReportChannel naming its channel where it has one (and never inherited).
 std::vector<std::string> child_environment(bool with_channel) {
-    std::vector<std::string> env;
-    const std::string name = std::string(kReportChannel) + "=";
-    for (char** e = environ; *e; ++e)
-        if (std::strncmp(*e, name.c_str(), name.size()) != 0) env.emplace_back(*e);
-    if (with_channel) env.push_back(fmt::format("{}/dev/fd/{}", name, kReportFd));
+    std::vector<std::string> env = environment_without({kReportChannel});
+    if (with_channel) env.push_back(fmt::format("{}=/dev/fd/{}", kReportChannel, kReportFd));
     return env;
 }
 
 std::optional<Running> start(const ChildJob& job, size_t index) {
     int out[2], err[2];
-    if (pipe(out) != 0) return std::nullopt;
-    if (pipe(err) != 0) {
+    if (pipe2(out, O_CLOEXEC) != 0) return std::nullopt;
+    if (pipe2(err, O_CLOEXEC) != 0) {
         close(out[0]), close(out[1]);
         return std::nullopt;
     }
     const int reports = report_file(job);
-    std::vector<char*> argv, envp;
-    for (const auto& a : job.argv) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const std::vector<std::string> env = child_environment(reports >= 0);
-    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-
-    const pid_t pid = fork();
-    if (pid == 0) {  // the child: only async-signal-safe calls until exec
-        setpgid(0, 0);
-        // No child reads input, and none should reach the terminal that make watch reads its keys from.
-        const int nothing = open("/dev/null", O_RDONLY);
-        if (nothing > STDIN_FILENO) dup2(nothing, STDIN_FILENO), close(nothing);
-        dup2(out[1], STDOUT_FILENO);
-        dup2(err[1], STDERR_FILENO);
-        close(out[0]), close(out[1]), close(err[0]), close(err[1]);
-        if (reports >= 0) dup2(reports, kReportFd);  // above 9, so none of the pipes closed above
-        execvpe(argv[0], argv.data(), envp.data());
-        const char message[] = "could not start the program\n";
-        (void)!write(STDERR_FILENO, message, sizeof message - 1);
-        _exit(127);
-    }
+    ProcessStart how{job.argv, child_environment(reports >= 0), {{out[1], STDOUT_FILENO}, {err[1], STDERR_FILENO}}};
+    if (reports >= 0) how.descriptors.push_back({reports, kReportFd});
+    how.search_path = true;
+    const pid_t pid = start_process(how);
+    const int start_errno = errno;
     close(out[1]), close(err[1]);
     if (pid < 0) {
         close(out[0]), close(err[0]);
         if (reports >= 0) close(reports);
+        errno = start_errno;
         return std::nullopt;
     }
-    setpgid(pid, pid);  // also here, so the group exists whichever of the two runs first
     const auto now = Clock::now();
     Running r{index, pid, out[0], err[0], reports, now, now + as_duration(job.timeout_s), {}};
     if (!job.ready_line.empty()) {
@@ -124,6 +105,39 @@ std::optional<Running> start(const ChildJob& job, size_t index) {
 }
 
 }  // namespace
+
+pid_t start_process(const ProcessStart& start) {
+    std::vector<char*> argv, envp;
+    for (const auto& a : start.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& e : start.env) envp.push_back(const_cast<char*>(e.c_str()));
+    argv.push_back(nullptr), envp.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (start.stdin_from_nothing) posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (start.stderr_to_nothing) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    for (const auto& [ours, theirs] : start.descriptors) posix_spawn_file_actions_adddup2(&actions, ours, theirs);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    if (start.own_group) posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    pid_t pid = -1;
+    const int failed = start.search_path ? posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), envp.data())
+                                         : posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (failed == 0) return pid;
+    errno = failed;
+    return -1;
+}
+
+std::vector<std::string> environment_without(const std::vector<std::string>& dropped) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string_view variable(*e);
+        const std::string_view name = variable.substr(0, variable.find('='));
+        if (std::find(dropped.begin(), dropped.end(), name) == dropped.end()) env.emplace_back(variable);
+    }
+    return env;
+}
 
 int above_the_child_descriptors(int fd) {
     if (fd < 0) return fd;
@@ -189,6 +203,7 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
                 running.push_back(std::move(*r));
             } else {
                 ChildResult failed;
+                failed.exit_code = 127;  // as a shell says of a program it could not start
                 failed.err =
                     fmt::format("could not start {}: {}", jobs[next_to_start].argv.at(0), std::strerror(errno));
                 report(next_to_start, failed);
@@ -269,29 +284,21 @@ void wait_for(pid_t pid, ProgramRun& run) {
 
 ProgramRun spawn_and_wait(const std::vector<std::string>& argv, bool quiet) {
     ProgramRun run;
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0) {
         run.ending = fmt::format("could not start {}: {}", argv.at(0), std::strerror(errno));
         return run;
     }
-    // The child's stdout is the pipe (dup2 leaves it open across exec).
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    if (quiet) {
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-    pid_t pid = 0;
-    const int error = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
+    // In our process group, so that Ctrl-C reaches it too; its input and its warnings are ours unless quiet.
+    ProcessStart how{argv, environment_without({}), {{out[1], STDOUT_FILENO}}};
+    how.stdin_from_nothing = how.stderr_to_nothing = quiet;
+    how.own_group = false;
+    const pid_t pid = start_process(how);
+    const int start_errno = errno;
     ::close(out[1]);
-    if (error != 0) {
+    if (pid < 0) {
         ::close(out[0]);
-        run.ending = fmt::format("could not start {}: {}", argv[0], std::strerror(error));
+        run.ending = fmt::format("could not start {}: {}", argv[0], std::strerror(start_errno));
         return run;
     }
     run.out = read_all(out[0]);

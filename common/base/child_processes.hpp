@@ -1,10 +1,14 @@
-// Runs programs as child processes, several at a time, each with a time limit. The battery runs its shapes and
-// the sanitizers this way: a kernel that faults leaves its CUDA context unusable, and one that never finishes
-// holds its process, so either can only take its own process down.
+// Every program the harness starts, it starts here, with an argument vector and no shell in between (a path or an
+// argument a student chose is never read as shell). Most run as child processes, several at a time, each with a
+// time limit: the battery runs its shapes and the sanitizers this way, since a kernel that faults leaves its CUDA
+// context unusable, and one that never finishes holds its process, so either can only take its own process down.
 #pragma once
+
+#include <sys/types.h>
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace workshop {
@@ -46,6 +50,24 @@ struct ChildResult {
 // timeout ends the whole group. Calls on_done(i, result) as each job ends, in the order they end.
 void run_children(const std::vector<ChildJob>& jobs, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done);
+
+// One program started as a child, with no shell in between (posix_spawn): its arguments, its whole environment,
+// and the descriptors of ours it gets under its own numbers. The harness opens every descriptor close-on-exec, so
+// a child holds only these and what it inherits on 0 to 2.
+struct ProcessStart {
+    std::vector<std::string> argv;  // argv[0]: a path; a bare name is looked up in PATH only with search_path
+    std::vector<std::string> env;
+    std::vector<std::pair<int, int>> descriptors;  // {ours, the child's number for it}, after stdin and stderr
+    bool search_path = false;
+    bool stdin_from_nothing = true;  // /dev/null: nothing it starts may read the keys make watch waits for
+    bool stderr_to_nothing = false;
+    bool own_group = true;  // a process group of its own, so that one signal ends it and all it started
+};
+// The child's pid, or -1 with errno saying why it could not start.
+pid_t start_process(const ProcessStart& start);
+
+// Our environment without the variables `dropped` names, for a child that is given its own values of them.
+std::vector<std::string> environment_without(const std::vector<std::string>& dropped);
 
 // `fd` moved to a descriptor above 9, closed on exec, so that dup2 onto the few a child is given (0 to 4) always
 // makes a copy the child keeps; -1 (and `fd` closed) where that fails, `fd` itself where it is negative.
