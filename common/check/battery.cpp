@@ -245,9 +245,9 @@ ToolOutcome read_tool(const std::string& tool, const ChildResult& r) {
 }
 
 // A tool whose only findings are CUDA calls that failed with cudaErrorLaunchFailure stopped a kernel without
-// saying why. Once, in make test on an H100 with many other checks running, memcheck did so for a bug whose
-// out-of-bounds read it reported in every other run (and in 128 runs, 16 at a time, made to catch it again). Such
-// a tool runs once more, by itself, and its second answer stands: the same again for a kernel that traps.
+// saying why, which a busy GPU can make a tool do even for a bug it names in every other run (step5/MEASURED.md,
+// "Notes moved from the code"). Such a tool runs once more, by itself, and its second answer stands: the same
+// again for a kernel that traps.
 bool stopped_a_kernel_without_a_report(const ToolOutcome& o) {
     return !o.findings.empty() && std::all_of(o.findings.begin(), o.findings.end(), [](const SanitizerFinding& f) {
         return f.is_api_error() && f.api_error == "cudaErrorLaunchFailure";

@@ -110,9 +110,8 @@ void add_host_rows(const Options& o, const DeviceFacts& dev, const MatmulInputs&
 
 // The step and the yardsticks, on the step's own buffers; add_reference_rows takes their timings in this order.
 // Only cuBLAS FP32 is timed in turn with the step. The TF32 tensor-core run is timed on its own, after them: it
-// runs the H100 at its 700 W power cap (the SM clock fell to about 1600 MHz under it), and launched between them
-// it moved cuBLAS FP32's median by 1.2-1.3% from one run of the program to the next, against 0.1-0.7% apart
-// (RESULTS.md, "How far to trust a figure").
+// can hold the GPU at its power cap, and the clocks it leaves behind would move the others' medians (RESULTS.md,
+// "Matmul at the power cap").
 StepAndReferenceTimings time_step_and_yardsticks(const Options& o, MatmulProblem& problem, bool kernel_pending) {
     const float *A = problem.d_A(), *B = problem.d_B();
     float* C = problem.d_C();
