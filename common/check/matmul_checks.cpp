@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "ledger/allocations.hpp"
 #include "check/checked_launch.hpp"
-#include "ledger/copy_directions.hpp"
 #include "verify/cpu_reference.hpp"
 #include "measure/cublas_reference.hpp"
 #include "step/device_buffer.cuh"
@@ -46,10 +44,10 @@ Verdict verify_matmul_result(const float* A, const float* B, const float* C, int
 }
 
 MatmulProblem::MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setup)
-    : M_(M),
+    : CheckedProblem("matmul_on_device", setup),
+      M_(M),
       N_(N),
       K_(K),
-      setup_(setup),
       in_(M, N, K, seed),
       d_A_(in_.A.size(), setup.layout_of(0)),
       d_B_(in_.B.size(), setup.layout_of(1)),
@@ -73,38 +71,16 @@ void MatmulProblem::check_calls_at_larger_sizes(Verdict& verdict) const {
     };
     MatmulProblem first = larger(1, 1), second = larger(2, 2);
     check_larger_calls_leave_no_memory(
-        {{first.label(), [&] { return first.launch(); }}, {second.label(), [&] { return second.launch(); }}},
-        "matmul_on_device", verdict);
+        {{first.label(), [&] { return first.launch(); }}, {second.label(), [&] { return second.launch(); }}}, function_,
+        verdict);
 }
 
-// A copy that named the wrong direction, anywhere in the calls below, is named ahead of what they found.
-CheckResult MatmulProblem::run_checked(FurtherCalls further) {
-    const FreshMemoryPoisoned fresh_memory_poisoned;
-    const int wrong_copies_before = copies_in_the_wrong_direction();
-    CheckResult result = launch_and_verify(further);
-    report_copies_in_the_wrong_direction(wrong_copies_before, "matmul_on_device", result.verdict);
-    return result;
+Verdict MatmulProblem::verify(const float* output) const {
+    return verify_matmul_result(in_.A.data(), in_.B.data(), output, M_, N_, K_);
 }
 
-CheckResult MatmulProblem::launch_and_verify(FurtherCalls further) {
-    d_C_.poison();
-    CheckResult result;
-    if (!launch_and_record([&] { return launch(); }, result.launch, result.verdict)) return result;
-    const auto verify = [&](const float* output) {
-        return verify_matmul_result(in_.A.data(), in_.B.data(), output, M_, N_, K_);
-    };
-    result.verdict = judge_the_output(d_C_, C_, right_, verify);
-    result.verdict.add_guard_report(d_C_.outside_writes(), d_A_.words_changed_since_upload(in_.A.data()) +
-                                                               d_B_.words_changed_since_upload(in_.B.data()));
-    if (further == FurtherCalls::Check || !result.verdict.ok) {
-        check_the_calls_after_a_checked_run([&] { return launch(); }, d_C_, C_, verify, "matmul_on_device",
-                                            result.verdict);
-        if (result.verdict.ok) check_calls_at_larger_sizes(result.verdict);
-    }
-    right_ = result.verdict.ok ? std::optional<Verdict>(result.verdict) : std::nullopt;
-    if (result.verdict.outside.any()) map_a_right_output(result.verdict, M_, N_);
-    if (result.verdict.element_states) mark_launch_blocks(*result.verdict.element_states, result.launch);
-    return result;
+int64_t MatmulProblem::input_words_changed() const {
+    return d_A_.words_changed_since_upload(in_.A.data()) + d_B_.words_changed_since_upload(in_.B.data());
 }
 
 CheckResult check_matmul_on_device(int M, int N, int K, uint64_t seed, CheckSetup setup) {

@@ -31,27 +31,56 @@ struct CheckResult {
 // launched once more either way, to tell a race from a mistake.
 enum class FurtherCalls { Check, Skip };
 
-class TransposeProblem {
+// How a problem of either track is checked: its output poisoned, the step launched and its output judged, its
+// guards and inputs looked at, then the further calls; where the output was wrong, a map and the launch's blocks.
+// A track's problem says only what it is: how to launch its step, verify an output, and see its inputs changed.
+class CheckedProblem {
+public:
+    virtual ~CheckedProblem() = default;
+    CheckResult run_checked(FurtherCalls further = FurtherCalls::Check);
+    virtual LaunchInfo launch() = 0;  // the step's launch alone, for timing
+    virtual std::string label() const = 0;
+
+protected:
+    CheckedProblem(const char* function, CheckSetup setup) : function_(function), setup_(setup) {}
+    virtual GuardedMatrix& output() = 0;                    // the matrix the step writes
+    virtual Verdict verify(const float* output) const = 0;  // an output read back, against the reference
+    virtual int64_t input_words_changed() const = 0;        // in the inputs on the device, since their upload
+    virtual void check_calls_at_larger_sizes(Verdict& verdict) const = 0;  // memory kept that grows with the size
+    virtual int64_t output_rows() const = 0;                               // the output's shape, for the map
+    virtual int64_t output_cols() const = 0;
+
+    const char* function_;  // the step's function, as the verdict names it
+    CheckSetup setup_;
+
+private:
+    CheckResult launch_and_verify(FurtherCalls further);  // run_checked, less the copies' directions
+
+    // The last output read back, and its verdict where it was right: a later launch with the same bits is right.
+    std::vector<float> out_;
+    std::optional<Verdict> right_;
+};
+
+class TransposeProblem : public CheckedProblem {
 public:
     TransposeProblem(int rows, int cols, uint64_t seed, CheckSetup setup = {});
-    CheckResult run_checked(FurtherCalls further = FurtherCalls::Check);
-    LaunchInfo launch();  // the step's launch alone, for timing
-    std::string label() const;
+    LaunchInfo launch() override;
+    std::string label() const override;
     float* d_in() { return d_in_.get(); }
     float* d_out() { return d_out_.get(); }
     const std::vector<float>& in() const { return in_; }
 
 private:
-    CheckResult launch_and_verify(FurtherCalls further);  // run_checked, less the copies' directions
-    void check_calls_at_larger_sizes(Verdict& verdict) const;
+    GuardedMatrix& output() override { return d_out_; }
+    Verdict verify(const float* output) const override;
+    int64_t input_words_changed() const override;
+    void check_calls_at_larger_sizes(Verdict& verdict) const override;
+    int64_t output_rows() const override { return cols_; }
+    int64_t output_cols() const override { return rows_; }
 
     int rows_, cols_;
-    CheckSetup setup_;
     std::vector<float> in_;
     GuardedMatrix d_in_, d_out_;
-    // The last output read back, and its verdict where it was right: a later launch with the same bits is right.
-    std::vector<float> out_;
-    std::optional<Verdict> right_;
 };
 
 CheckResult check_transpose_on_device(int rows, int cols, uint64_t seed, CheckSetup setup = {});
@@ -69,27 +98,27 @@ struct MatmulInputs {
 // C (M x N) against the reference product of A and B.
 Verdict verify_matmul_result(const float* A, const float* B, const float* C, int M, int N, int K);
 
-class MatmulProblem {
+class MatmulProblem : public CheckedProblem {
 public:
     MatmulProblem(int M, int N, int K, uint64_t seed, CheckSetup setup = {});
-    CheckResult run_checked(FurtherCalls further = FurtherCalls::Check);
-    LaunchInfo launch();  // the step's launch alone, for timing
-    std::string label() const;
+    LaunchInfo launch() override;
+    std::string label() const override;
     const float* d_A() const { return d_A_.get(); }
     const float* d_B() const { return d_B_.get(); }
     float* d_C() { return d_C_.get(); }
     const MatmulInputs& inputs() const { return in_; }
 
 private:
-    CheckResult launch_and_verify(FurtherCalls further);  // run_checked, less the copies' directions
-    void check_calls_at_larger_sizes(Verdict& verdict) const;
+    GuardedMatrix& output() override { return d_C_; }
+    Verdict verify(const float* output) const override;
+    int64_t input_words_changed() const override;
+    void check_calls_at_larger_sizes(Verdict& verdict) const override;
+    int64_t output_rows() const override { return M_; }
+    int64_t output_cols() const override { return N_; }
 
     int M_, N_, K_;
-    CheckSetup setup_;
     MatmulInputs in_;
     GuardedMatrix d_A_, d_B_, d_C_;
-    std::vector<float> C_;  // as TransposeProblem's out_ and right_
-    std::optional<Verdict> right_;
 };
 
 CheckResult check_matmul_on_device(int M, int N, int K, uint64_t seed, CheckSetup setup = {});
