@@ -1,7 +1,8 @@
-// Every program the harness starts, it starts here, with an argument vector and no shell in between (a path or an
-// argument a student chose is never read as shell). Most run as child processes, several at a time, each with a
-// time limit: the battery runs its shapes and the sanitizers this way, since a kernel that faults leaves its CUDA
-// context unusable, and one that never finishes holds its process, so either can only take its own process down.
+// Every program the harness starts beside itself, it starts here, with an argument vector and no shell in between
+// (a path or an argument a student chose is never read as shell). Most run as child processes, several at a time,
+// each with a time limit: the battery runs its shapes and the sanitizers this way, since a kernel that faults
+// leaves its CUDA context unusable, and one that never finishes holds its process, so either can only take its own
+// process down.
 #pragma once
 
 #include <sys/types.h>
@@ -52,8 +53,8 @@ void run_children(const std::vector<ChildJob>& jobs, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done);
 
 // One program started as a child, with no shell in between (posix_spawn): its arguments, its whole environment,
-// and the descriptors of ours it gets under its own numbers. The harness opens every descriptor close-on-exec, so
-// a child holds only these and what it inherits on 0 to 2.
+// and the descriptors of ours it gets under its own numbers. The pipes and files made for children are opened
+// close-on-exec, so a child gets its own under the numbers given, and never another child's.
 struct ProcessStart {
     std::vector<std::string> argv;  // argv[0]: a path; a bare name is looked up in PATH only with search_path
     std::vector<std::string> env;
